@@ -38,6 +38,9 @@ EXTENSIONS = {
 }
 # Languages that share another's query file.
 QUERY_ALIASES = {"ocaml_interface": "ocaml"}
+# Languages whose files can reference each other's definitions.
+FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin": "java",
+            "scala": "java", "ocaml_interface": "ocaml"}
 
 
 @dataclass(frozen=True, order=True)
@@ -71,6 +74,12 @@ class FileTags:
 def language_for(path: str) -> str | None:
     """The tree-sitter language of a file, by its extension."""
     return EXTENSIONS.get(Path(path).suffix.lower())
+
+
+def family_for(path: str) -> str:
+    """Files of one family can reference each other; a Python call never names a Java method."""
+    language = language_for(path) or ""
+    return FAMILIES.get(language, language)
 
 
 def has_query(language: str) -> bool:

@@ -1,0 +1,171 @@
+"""The library entry point: files -> tags -> graph -> ranking -> rendering, for the CLI and chat loops."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from . import discover, graph, render, tags, words
+from .graph import Ranked, Signals
+
+
+class RepoMapError(Exception):
+    """Bad input from the user: the CLI prints it as one line and exits 2."""
+
+
+@dataclass
+class MapResult:
+    text: str
+    tokens: int
+    ranked_files: list[str]
+    ranked: list[Ranked]
+    notes: dict[str, int] = field(default_factory=dict)  # files skipped or worth a word, by reason
+
+
+@dataclass
+class _Cached:
+    stamp: tuple[int, int]
+    data: bytes
+    tags: list[tags.Tag]
+    notes: tuple[str, ...]  # counted again on every scan
+
+
+class RepoMap:
+    """A repository's map, built again cheaply on every call (unchanged files are not re-parsed).
+
+    >>> rm = RepoMap("path/to/repo", tokens=1024)
+    >>> print(rm.get_repo_map(chat_files=["src/app.py"], mentioned_idents={"Flask"}))
+    """
+
+    def __init__(self, root: str | os.PathLike, *, tokens: int = 1024, fmt: str = "text",
+                 template: str | os.PathLike | None = None, include: Iterable[str] = (),
+                 exclude: Iterable[str] = (), hide_secondary: bool = False,
+                 max_file_bytes: int = discover.MAX_FILE_BYTES):
+        self.root = Path(root).resolve()
+        if not self.root.exists():
+            raise RepoMapError(f"no such directory: {root}")
+        if not self.root.is_dir():
+            raise RepoMapError(f"not a directory: {root}")
+        if tokens < 1:
+            raise RepoMapError(f"the token budget must be a positive number, not {tokens}")
+        self.tokens = tokens
+        self.fmt = fmt
+        self.template = Path(template) if template else None
+        if self.template is not None and not self.template.is_file():
+            raise RepoMapError(f"no such template file: {template}")
+        try:
+            render._load_template(fmt, self.template)
+        except Exception as exc:
+            raise RepoMapError(f"bad template: {exc}") from None
+        self.include = list(include)
+        self.exclude = list(exclude)
+        self.hide_secondary = hide_secondary
+        self.max_file_bytes = max_file_bytes
+        self._cache: dict[str, _Cached] = {}
+
+    def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
+                     mentioned_fnames: Iterable[str] = (), mentioned_idents: Iterable[str] = (),
+                     max_tokens: int | None = None) -> str:
+        """Aider's shape: the map for a chat turn, leaving out the files already in the chat."""
+        return self.build(focus=chat_files, other_files=other_files, mention_files=mentioned_fnames,
+                          mention_idents=mentioned_idents, tokens=max_tokens).text
+
+    def build(self, *, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
+              mention_idents: Iterable[str] = (), query: str = "", tokens: int | None = None,
+              other_files: Iterable[str] | None = None) -> MapResult:
+        """Scan, rank and render; the map fits `tokens` (default: the budget given at construction)."""
+        tally = discover.Tally()
+        if other_files is None:
+            candidates = discover.list_files(self.root)
+        else:
+            candidates = sorted({self._relative(p) for p in [*focus, *other_files]} - {None})
+        candidates = [c for c in candidates if self._wanted(c)]
+        sources, tags_by_file = self._scan(candidates, tally)
+        files = sorted(tags_by_file)
+
+        defined = Counter(t.name for ts in tags_by_file.values() for t in ts if t.role == "def")
+        focus_set = {r for r in map(self._relative, focus) if r in tags_by_file}
+        named = words.mentions(" ".join(mention_files), files, defined)
+        asked = words.mentions(query, files, defined)
+        signals = Signals(
+            focus=focus_set,
+            mentioned_files=(named.files | asked.files | {r for r in map(self._relative, mention_files) if r}),
+            mentioned_idents=set(mention_idents) | asked.idents,
+            terms=asked.terms,
+            secondary={f for f in files if discover.is_secondary(f)},
+        )
+        ranked, file_rank = graph.rank(tags_by_file, signals)
+        renderer = render.Renderer(sources, tags_by_file, file_rank, self.fmt, self.template)
+        text, used = render.fit(ranked, tokens or self.tokens, renderer.render)
+        order = list(dict.fromkeys(r.tag.path for r in ranked))
+        return MapResult(text, used, order, ranked, tally.counts)
+
+    def _relative(self, path: str | os.PathLike) -> str | None:
+        """A repository-relative path with /, or None if the path is outside the root."""
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            in_root = self.root / candidate
+            candidate = in_root if in_root.exists() or not Path(path).exists() else Path(path).resolve()
+        try:
+            return candidate.resolve().relative_to(self.root).as_posix()
+        except (ValueError, OSError):
+            return None
+
+    def _wanted(self, rel: str) -> bool:
+        if self.include and not any(discover.glob_match(rel, g) for g in self.include):
+            return False
+        if any(discover.glob_match(rel, g) for g in self.exclude):
+            return False
+        return not (self.hide_secondary and discover.is_secondary(rel))
+
+    def _scan(self, candidates: list[str], tally: discover.Tally
+              ) -> tuple[dict[str, bytes], dict[str, list[tags.Tag]]]:
+        sources: dict[str, bytes] = {}
+        tags_by_file: dict[str, list[tags.Tag]] = {}
+        for rel in candidates:
+            language = tags.language_for(rel)
+            if language is None:
+                tally.add("not source code")
+                continue
+            cached = self._tag_file(rel, language, tally)
+            if cached is not None:
+                sources[rel] = cached.data
+                tags_by_file[rel] = cached.tags
+        self._cache = {rel: self._cache[rel] for rel in tags_by_file}
+        return sources, tags_by_file
+
+    def _tag_file(self, rel: str, language: str, tally: discover.Tally) -> _Cached | None:
+        path = self.root / rel
+        try:
+            info = path.stat()
+        except OSError:
+            tally.add("unreadable")
+            return None
+        stamp = (info.st_size, info.st_mtime_ns)
+        cached = self._cache.get(rel)
+        if cached is not None and cached.stamp == stamp:
+            for note in cached.notes:
+                tally.add(note)
+            return cached
+        source = discover.read_source(self.root, rel, tally, self.max_file_bytes)
+        if source is None:
+            return None
+        result = tags.extract(rel, source.data, language)
+        if result is None:
+            tally.add(f"no working {language} query")
+            return None
+        notes = []
+        try:
+            source.data.decode("utf-8")
+        except UnicodeDecodeError:
+            notes.append("not UTF-8 (tagged anyway)")
+        if result.syntax_error:
+            notes.append("with syntax errors (partial tags)")
+        for note in notes:
+            tally.add(note)
+        self._cache[rel] = _Cached(stamp, source.data, result.tags, tuple(notes))
+        return self._cache[rel]
+

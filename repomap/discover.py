@@ -1,0 +1,188 @@
+"""Which files of a tree repomap reads: git's view in a work tree, else a walk honouring .gitignore."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_FILE_BYTES = 1_000_000
+LONG_LINE = 1000
+SECONDARY_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__", "vendor", "vendored",
+                  "third_party", "thirdparty", "node_modules", "examples", "example", "fixtures",
+                  "generated", "gen", "dist", "build"}
+SECONDARY_NAME = re.compile(
+    r"(^test_|_test\.|_tests\.|\.test\.|\.spec\.|_spec\.|^conftest\.py$|\.min\.|\.pb\.|_pb2\.|\.generated\.)")
+
+
+@dataclass
+class SourceFile:
+    """A file to tag: its path relative to the root (with /) and its bytes."""
+
+    rel: str
+    data: bytes
+
+
+@dataclass
+class Tally:
+    """Counts of files skipped or worth a word, by reason, for the one stderr summary line."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, reason: str) -> None:
+        self.counts[reason] = self.counts.get(reason, 0) + 1
+
+    def summary(self) -> str:
+        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.counts.items()))
+
+
+def is_secondary(rel: str) -> bool:
+    """Tests, vendored, generated and minified files: shown, but ranked lower."""
+    parts = rel.lower().split("/")
+    return any(p in SECONDARY_DIRS for p in parts[:-1]) or bool(SECONDARY_NAME.search(parts[-1]))
+
+
+def glob_match(rel: str, pattern: str) -> bool:
+    """Whether a path or one of its folders matches a glob (gitignore-style: no / means any depth)."""
+    anchored = "/" in pattern.rstrip("/")
+    regex = re.compile(("" if anchored else "(?:.*/)?") + _glob_regex(pattern.strip("/")))
+    parts = rel.split("/")
+    return any(regex.fullmatch("/".join(parts[:i])) for i in range(1, len(parts) + 1))
+
+
+def list_files(root: Path) -> list[str]:
+    """Repository-relative paths (with /), sorted: git's tracked and untracked-not-ignored
+    files in a work tree, else a walk that honours .gitignore files."""
+    listed = _git_files(root)
+    if listed is None:
+        listed = _walk(root)
+    return sorted(set(listed))
+
+
+def _git_files(root: Path) -> list[str] | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    files = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    return [f for f in files if (root / f).is_file() and not (root / f).is_symlink()]
+
+
+def _walk(root: Path) -> list[str]:
+    found: list[str] = []
+    rules: list[tuple[str, list[tuple[re.Pattern[str], bool, bool]]]] = []
+
+    def visit(folder: Path, rel: str) -> None:
+        ignore = folder / ".gitignore"
+        pushed = ignore.is_file()
+        if pushed:
+            rules.append((rel, _parse_gitignore(ignore)))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            entries = []
+        for entry in entries:
+            child = f"{rel}{entry.name}"
+            if entry.name == ".git" or entry.is_symlink():
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if _ignored(child, is_dir, rules):
+                continue
+            if is_dir:
+                visit(Path(entry.path), child + "/")
+            elif entry.is_file(follow_symlinks=False):
+                found.append(child)
+        if pushed:
+            rules.pop()
+
+    visit(root, "")
+    return found
+
+
+def _parse_gitignore(path: Path) -> list[tuple[re.Pattern[str], bool, bool]]:
+    """(regex, negated, directories only) per pattern line."""
+    rules = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return rules
+    for line in lines:
+        line = line.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        line = line[1:] if negated else line
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        anchored = "/" in line
+        line = line.lstrip("/")
+        prefix = "" if anchored else "(?:.*/)?"
+        rules.append((re.compile(prefix + _glob_regex(line)), negated, dir_only))
+    return rules
+
+
+def _glob_regex(pattern: str) -> str:
+    """A gitignore glob as a regex: * and ? stop at /, ** crosses folders."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1:end]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+            i = end + 1
+        elif pattern[i] == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
+
+
+def _ignored(rel: str, is_dir: bool, rules: list[tuple[str, list[tuple[re.Pattern[str], bool, bool]]]]) -> bool:
+    ignored = False
+    for base, patterns in rules:
+        sub = rel[len(base):]
+        for regex, negated, dir_only in patterns:
+            if dir_only and not is_dir:
+                continue
+            if regex.fullmatch(sub):
+                ignored = not negated
+    return ignored
+
+
+def read_source(root: Path, rel: str, tally: Tally, max_bytes: int = MAX_FILE_BYTES) -> SourceFile | None:
+    """The file's bytes, or None (counted in `tally`) if unreadable, too large, binary or minified."""
+    path = root / rel
+    try:
+        if path.stat().st_size > max_bytes:
+            tally.add("too large")
+            return None
+        data = path.read_bytes()
+    except OSError:
+        tally.add("unreadable")
+        return None
+    if b"\0" in data[:8192]:
+        tally.add("binary")
+        return None
+    lines = data.split(b"\n")
+    if sum(1 for line in lines if len(line) > LONG_LINE) * 2 > len(lines):
+        tally.add("minified (long lines)")
+        return None
+    return SourceFile(rel, data)

@@ -1,0 +1,162 @@
+"""Render ranked definitions as a signature-only map, and fit it to a token budget.
+
+Each chosen definition shows its whole signature under the headers of the
+definitions that enclose it; bodies are elided with a `⋮` line. Files come in
+the order of their best definition, so a cut-off prompt keeps the best part.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import jinja2
+
+from .graph import Ranked
+from .resources import resource_dir
+from .tags import Tag, language_for
+from .tokens import count_tokens
+
+WIDTH = 160
+ELIDED = "⋮"
+FORMATS = ("text", "markdown", "json")
+
+
+@dataclass
+class FileView:
+    """What the templates see of one file."""
+
+    path: str
+    language: str
+    rank: float
+    symbols: list[dict]
+    lines: list[str]
+
+
+class Renderer:
+    """Turns a selection of ranked definitions into text with one jinja2 template."""
+
+    def __init__(self, sources: dict[str, bytes], tags_by_file: dict[str, list[Tag]],
+                 file_rank: dict[str, float], fmt: str = "text", template: Path | None = None):
+        self.sources = sources
+        self.file_rank = file_rank
+        self.defs = {p: [t for t in tags if t.role == "def"] for p, tags in tags_by_file.items()}
+        self._lines: dict[str, list[str]] = {}
+        self.template = _load_template(fmt, template)
+
+    def render(self, selection: list[Ranked]) -> str:
+        chosen: dict[str, list[Tag]] = {}
+        for item in selection:
+            chosen.setdefault(item.tag.path, []).append(item.tag)
+        files = [self._file_view(path, tags) for path, tags in chosen.items()]
+        return self.template.render(files=files)
+
+    def _file_view(self, path: str, tags: list[Tag]) -> FileView:
+        lines = self._source_lines(path)
+        shown: dict[int, str] = {}
+        for tag in tags:
+            for header in self._enclosing(tag):
+                shown.update(self._signature(header, lines))
+            shown.update(self._signature(tag, lines))
+        out: list[str] = []
+        previous = 0
+        for number in sorted(shown):
+            if number > previous + 1 and out:
+                out.append(ELIDED)
+            out.append(shown[number])
+            previous = number
+        if previous < len(lines):
+            out.append(ELIDED)
+        symbols = [_symbol(t, lines) for t in sorted(tags, key=lambda t: t.start_byte)]
+        return FileView(path, language_for(path) or "", round(self.file_rank.get(path, 0.0), 6), symbols, out)
+
+    def _source_lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            text = self.sources[path].decode("utf-8", errors="replace")
+            self._lines[path] = text.splitlines()
+        return self._lines[path]
+
+    def _enclosing(self, tag: Tag) -> list[Tag]:
+        return [d for d in self.defs.get(tag.path, ())
+                if d.start_byte <= tag.start_byte and tag.end_byte <= d.end_byte
+                and (d.start_byte, d.end_byte) != (tag.start_byte, tag.end_byte)]
+
+    def _signature(self, tag: Tag, lines: list[str]) -> dict[int, str]:
+        """Signature lines by number; a one-line body on the last line is cut off."""
+        last = min(tag.sig_end_line, len(lines))
+        shown = {n: lines[n - 1] for n in range(tag.line, last + 1)}
+        if tag.body_byte >= 0 and tag.end_line == last and last in shown:
+            source = self.sources[tag.path]
+            line_start = source.rfind(b"\n", 0, tag.body_byte) + 1
+            if source.count(b"\n", 0, line_start) + 1 == last:
+                head = source[line_start:tag.body_byte].decode("utf-8", errors="replace").rstrip()
+                shown[last] = f"{head} …"
+        return {n: _clip(text) for n, text in shown.items()}
+
+
+def _clip(line: str) -> str:
+    line = line.rstrip()
+    return line if len(line) <= WIDTH else line[:WIDTH] + "…"
+
+
+def _symbol(tag: Tag, lines: list[str]) -> dict:
+    last = min(tag.sig_end_line, len(lines))
+    signature = "\n".join(_clip(lines[n - 1]).strip() for n in range(tag.line, last + 1))
+    return {"name": tag.name, "kind": tag.kind, "line": tag.line, "end_line": tag.end_line,
+            "signature": signature}
+
+
+def _load_template(fmt: str, template: Path | None) -> jinja2.Template:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined, autoescape=False)
+    env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
+    env.filters["fence"] = _fence
+    if template is not None:
+        return env.from_string(template.read_text(encoding="utf-8"))
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    return env.get_template(f"{fmt}.j2")
+
+
+def _fence(lines: list[str]) -> str:
+    """A Markdown code fence longer than any run of backticks inside it."""
+    ticks = 3
+    for line in lines:
+        run = 0
+        for char in line:
+            run = run + 1 if char == "`" else 0
+            ticks = max(ticks, run + 1)
+    return "`" * ticks
+
+
+def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]) -> tuple[str, int]:
+    """The largest map of the best-ranked definitions that fits `budget` tokens, and its size.
+
+    A binary search finds the longest prefix of the ranking that fits; then the
+    next definitions that still fit one by one are added, so a large signature
+    just past the cut does not leave the budget unused.
+    """
+    low, high = 0, len(ranked)
+    best_text, best_tokens = "", 0
+    while low < high:
+        mid = (low + high + 1) // 2
+        text = render(ranked[:mid])
+        tokens = count_tokens(text)
+        if tokens <= budget:
+            low, best_text, best_tokens = mid, text, tokens
+        else:
+            high = mid - 1
+    selection = list(ranked[:low])
+    for item in ranked[low + 1:low + 1 + 64]:
+        if best_tokens >= budget * 0.98:
+            break
+        text = render(selection + [item])
+        tokens = count_tokens(text)
+        if tokens <= budget:
+            selection.append(item)
+            best_text, best_tokens = text, tokens
+    return best_text, best_tokens
