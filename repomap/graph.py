@@ -94,7 +94,8 @@ def rank(tags_by_file: dict[str, list[Tag]], signals: Signals) -> tuple[list[Ran
         for tag in tags_by_file[path]:
             if tag.role != "def":
                 continue
-            score = def_score[(path, tag.name)] + 0.01 * file_rank[path]
+            own = 1.0 if path in signals.mentioned_files else 0.01  # a mentioned file's own code counts
+            score = def_score[(path, tag.name)] + own * file_rank[path]
             score *= 1.0 + _match(tag.name, signals)
             if path in signals.secondary:
                 score *= SECONDARY

@@ -1,0 +1,30 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
+    """The repomap command as a user runs it, in a subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("REPOMAP_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "repomap", *map(str, args)], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, env=full_env, timeout=120)
+
+
+@pytest.fixture
+def shop(tmp_path) -> Path:
+    """A copy of the small multi-language fixture repository, outside any git work tree."""
+    target = tmp_path / "shop"
+    shutil.copytree(FIXTURES / "repo", target)
+    return target
+
+
+def git_init(path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)

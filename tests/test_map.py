@@ -1,0 +1,87 @@
+"""Whole maps of the fixture repository, compared with reviewed golden files."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import git_init, run
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = {
+    "plain.txt": ["--tokens", "400"],
+    "plain.md": ["--tokens", "400", "--format", "markdown"],
+    "plain.json": ["--tokens", "400", "--format", "json"],
+    "small.txt": ["--tokens", "120"],
+    "focus-cart.txt": ["--tokens", "150", "--focus", "shop/cart.py"],
+    "query-serve.txt": ["--tokens", "60", "--query", "the Serve handler should use NewStore"],
+    "hide-secondary.txt": ["--tokens", "2000", "--hide-secondary", "--exclude", "web"],
+}
+
+
+def check_golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("REPOMAP_REGEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(actual)
+    assert actual == path.read_text()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_map(shop, name):
+    result = run("map", shop, *CASES[name], cwd=shop)
+    assert result.returncode == 0, result.stderr
+    check_golden(name, result.stdout)
+
+
+def test_git_work_tree_gives_the_same_map(shop):
+    walked = run("map", shop, "--tokens", "400").stdout
+    git_init(shop)
+    assert run("map", shop, "--tokens", "400").stdout == walked
+
+
+def test_json_is_valid_and_describes_symbols(shop):
+    data = json.loads(run("map", shop, "--format", "json", "--tokens", "4000").stdout)
+    paths = [f["path"] for f in data["files"]]
+    assert "shop/cart.py" in paths and "docs/guide.md" in paths
+    cart = next(f for f in data["files"] if f["path"] == "shop/cart.py")
+    total = next(s for s in cart["symbols"] if s["name"] == "total")
+    assert total == {"name": "total", "kind": "method", "line": 19, "end_line": 24,
+                     "signature": "def total(\nself,\ndiscount: float = 0.0,\n) -> float:"}
+
+
+def test_focus_files_are_left_out_and_pull_in_what_they_use(shop):
+    text = run("map", shop, "--tokens", "100", "--focus", "shop/cart.py").stdout
+    assert "shop/cart.py" not in text
+    assert text.startswith("shop/item.py:") or text.startswith("shop/money.py:")
+
+
+def test_mentioned_identifier_enters_a_small_map(shop):
+    plain = run("map", shop, "--tokens", "40").stdout
+    assert "_round_half_even" not in plain
+    text = run("map", shop, "--tokens", "40", "--mention-ident", "_round_half_even").stdout
+    assert "_round_half_even" in text
+
+
+def test_mentioned_file_by_basename(shop):
+    text = run("map", shop, "--tokens", "40", "--mention-file", "main.go").stdout
+    assert text.startswith("svc/main.go:")
+
+
+def test_query_from_stdin(shop):
+    text = run("map", shop, "--tokens", "40", "--query", "-", stdin="format_money is wrong for JPY").stdout
+    assert "def format_money" in text
+
+
+def test_template_of_ones_own(shop, tmp_path):
+    template = tmp_path / "mine.j2"
+    template.write_text("{% for f in files %}{{ f.path }} {{ f.symbols | length }}\n{% endfor %}")
+    result = run("map", shop, "--tokens", "4000", "--template", template)
+    assert result.returncode == 0
+    assert "shop/cart.py 6\n" in result.stdout
+
+
+def test_markdown_headings_are_sections(shop):
+    text = run("map", shop, "--tokens", "4000", "--include", "*.md").stdout
+    assert text == "docs/guide.md:\n  # Shop guide\n  ⋮\n  ## Carts\n  ⋮\n  ## Serving\n  ⋮\n"

@@ -1,0 +1,66 @@
+"""Each language's query gives exactly the tags recorded beside its sample file.
+
+After a deliberate query change, rewrite the expectations with
+`REPOMAP_REGEN=1 pytest tests/test_tags.py` and review the diff line by line.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from repomap import tags
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tags"
+SAMPLES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".tags")
+REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp",
+            "ruby", "php", "kotlin", "swift", "scala", "lua", "bash", "elixir", "haskell", "ocaml",
+            "markdown"}
+
+
+def describe(sample: Path) -> str:
+    result = tags.extract(sample.name, sample.read_bytes(), tags.language_for(sample.name))
+    assert result is not None, f"no working query for {sample}"
+    lines = []
+    for t in result.tags:
+        if t.role == "def":
+            lines.append(f"{t.line}-{t.end_line} def {t.kind} {t.name} (signature to line {t.sig_end_line})")
+        else:
+            lines.append(f"{t.line} ref {t.kind} {t.name}")
+    return "\n".join(lines) + "\n"
+
+
+def test_every_required_language_has_a_sample():
+    assert {p.parent.name for p in SAMPLES} == REQUIRED
+    assert all(tags.language_for(p.name) == p.parent.name for p in SAMPLES)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.parent.name)
+def test_tags_match_expectation(sample):
+    expected_file = sample.with_name(sample.name + ".tags")
+    actual = describe(sample)
+    if os.environ.get("REPOMAP_REGEN"):
+        expected_file.write_text(actual)
+    assert actual == expected_file.read_text()
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.parent.name)
+def test_definitions_and_references_are_found(sample):
+    """Every sample has definitions; every code sample also has references."""
+    text = describe(sample)
+    assert " def " in text
+    if sample.parent.name != "markdown":
+        assert " ref " in text
+
+
+def test_broken_query_leaves_other_languages_working(monkeypatch, capsys):
+    real = tags._query_source
+    monkeypatch.setattr(tags, "_query_source", lambda name: "(((" if name == "go" else real(name))
+    tags._compiled.cache_clear()
+    try:
+        assert tags.extract("a.go", b"package a\nfunc F() {}\n", "go") is None
+        py = tags.extract("a.py", b"def f():\n    pass\n", "python")
+        assert [t.name for t in py.tags] == ["f"]
+        assert "no tags for go" in capsys.readouterr().err
+    finally:
+        tags._compiled.cache_clear()
