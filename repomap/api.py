@@ -99,7 +99,7 @@ class RepoMap:
         )
         ranked, file_rank = graph.rank(tags_by_file, signals)
         renderer = render.Renderer(sources, tags_by_file, file_rank, self.fmt, self.template)
-        text, used = render.fit(ranked, tokens or self.tokens, renderer.render)
+        text, used = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
         order = list(dict.fromkeys(r.tag.path for r in ranked))
         return MapResult(text, used, order, ranked, tally.counts)
 

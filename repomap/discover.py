@@ -181,7 +181,7 @@ def read_source(root: Path, rel: str, tally: Tally, max_bytes: int = MAX_FILE_BY
     if b"\0" in data[:8192]:
         tally.add("binary")
         return None
-    lines = data.split(b"\n")
+    lines = data.splitlines()
     if sum(1 for line in lines if len(line) > LONG_LINE) * 2 > len(lines):
         tally.add("minified (long lines)")
         return None

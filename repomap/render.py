@@ -21,6 +21,7 @@ from .tokens import count_tokens
 
 WIDTH = 160
 ELIDED = "⋮"
+MAX_FILL_TRIES = 64
 FORMATS = ("text", "markdown", "json")
 
 
@@ -44,6 +45,7 @@ class Renderer:
         self.file_rank = file_rank
         self.defs = {p: [t for t in tags if t.role == "def"] for p, tags in tags_by_file.items()}
         self._lines: dict[str, list[str]] = {}
+        self._empty_cost: int | None = None
         self.template = _load_template(fmt, template)
 
     def render(self, selection: list[Ranked]) -> str:
@@ -52,6 +54,16 @@ class Renderer:
             chosen.setdefault(item.tag.path, []).append(item.tag)
         files = [self._file_view(path, tags) for path, tags in chosen.items()]
         return self.template.render(files=files)
+
+    def estimate(self, item: Ranked, paths: set[str]) -> int:
+        """About what a definition adds to a map already showing `paths`: its signature lines,
+        or, in a file not shown yet, what it costs alone in a map of this format."""
+        tag = item.tag
+        if tag.path in paths:
+            return count_tokens("\n".join(self._signature(tag, self._source_lines(tag.path)).values()))
+        if self._empty_cost is None:
+            self._empty_cost = count_tokens(self.render([]))
+        return count_tokens(self.render([item])) - self._empty_cost
 
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         lines = self._source_lines(path)
@@ -133,15 +145,18 @@ def _fence(lines: list[str]) -> str:
     return "`" * ticks
 
 
-def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]) -> tuple[str, int]:
+def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str],
+        estimate: Callable[[Ranked, set[str]], int]) -> tuple[str, int]:
     """The largest map of the best-ranked definitions that fits `budget` tokens, and its size.
 
-    A binary search finds the longest prefix of the ranking that fits; then the
-    next definitions that still fit one by one are added, so a large signature
-    just past the cut does not leave the budget unused.
+    A binary search finds the longest prefix of the ranking that fits. Then later
+    definitions are added one by one where they still fit, so one large signature
+    just past the cut does not leave the budget unused; `estimate` (a lower bound
+    of what a definition adds) spares exact renders of those that cannot fit.
     """
+    best_text = render([])
+    best_tokens = count_tokens(best_text)
     low, high = 0, len(ranked)
-    best_text, best_tokens = "", 0
     while low < high:
         mid = (low + high + 1) // 2
         text = render(ranked[:mid])
@@ -151,12 +166,18 @@ def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]
         else:
             high = mid - 1
     selection = list(ranked[:low])
-    for item in ranked[low + 1:low + 1 + 64]:
-        if best_tokens >= budget * 0.98:
+    paths = {item.tag.path for item in selection}
+    tries = 0
+    for item in ranked[low + 1:]:
+        if best_tokens >= budget * 0.98 or tries >= MAX_FILL_TRIES:
             break
+        if estimate(item, paths) > budget - best_tokens:
+            continue
+        tries += 1
         text = render(selection + [item])
         tokens = count_tokens(text)
         if tokens <= budget:
             selection.append(item)
+            paths.add(item.tag.path)
             best_text, best_tokens = text, tokens
     return best_text, best_tokens

@@ -1,0 +1,64 @@
+"""Bad input gets one clear line and exit 2; messy files never stop a run and are counted."""
+
+from conftest import run
+
+
+def assert_clean_error(result, text):
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert text in result.stderr
+    assert result.stdout == ""
+
+
+def test_missing_directory(tmp_path):
+    result = run("map", tmp_path / "nope")
+    assert_clean_error(result, "no such directory")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_path_is_a_file(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert_clean_error(run("map", tmp_path / "a.py"), "not a directory")
+
+
+def test_missing_focus_file(shop):
+    assert_clean_error(run("map", shop, "--focus", "nope.py"), "no such focus file: nope.py")
+
+
+def test_bad_budget(shop):
+    assert_clean_error(run("map", shop, "--tokens", "0"), "must be at least 1")
+    assert_clean_error(run("map", shop, "--tokens", "lots"), "not a whole number")
+
+
+def test_bad_templates(shop, tmp_path):
+    assert_clean_error(run("map", shop, "--template", tmp_path / "none.j2"), "no such template file")
+    broken = tmp_path / "broken.j2"
+    broken.write_text("{% for f in files %}")
+    assert_clean_error(run("map", shop, "--template", broken), "bad template")
+
+
+def test_messy_files_are_counted_and_do_not_stop_the_run(tmp_path):
+    (tmp_path / "good.py").write_text("def good():\n    return helper()\n")
+    (tmp_path / "blob.py").write_bytes(b"\x00\x01\x02binary" * 100)
+    (tmp_path / "huge.py").write_text("x = 1\n" * 200_000)
+    (tmp_path / "bundle.min.js").write_text("var a=" + "1+" * 3000 + "1;\n")
+    (tmp_path / "latin.py").write_bytes("def caf\xe9_menu():\n    pass\n".encode("latin-1"))
+    (tmp_path / "broken.py").write_text("def helper(:\n    pass\n\nclass Fine:\n    def ok(self):\n        pass\n")
+    (tmp_path / "notes.txt").write_text("hello\n")
+    result = run("map", tmp_path, "--tokens", "500")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    for note in ("1 binary", "1 too large", "1 minified (long lines)", "1 not UTF-8 (tagged anyway)",
+                 "with syntax errors (partial tags)", "1 not source code"):
+        assert note in result.stderr
+    assert "def good():" in result.stdout
+    assert "class Fine:" in result.stdout  # partial tags from the file with a syntax error
+    assert "menu():" in result.stdout  # tagged although not UTF-8
+
+
+def test_max_file_size_is_configurable(tmp_path):
+    (tmp_path / "a.py").write_text("def a():\n    pass\n" + "#" * 500 + "\n")
+    result = run("map", tmp_path, "--max-file-size", "100")
+    assert result.returncode == 0
+    assert "1 too large" in result.stderr
+    assert result.stdout == ""

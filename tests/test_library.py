@@ -1,0 +1,47 @@
+"""The API a chat loop calls every turn."""
+
+import pytest
+
+from conftest import FIXTURES
+from repomap import RepoMap, RepoMapError
+
+
+@pytest.fixture
+def repo():
+    return RepoMap(FIXTURES / "repo", tokens=200)
+
+
+def test_get_repo_map_leaves_chat_files_out(repo):
+    text = repo.get_repo_map(chat_files=["shop/cart.py"])
+    assert "shop/cart.py" not in text
+    assert text.startswith("shop/item.py:")
+
+
+def test_other_files_limit_the_universe(repo):
+    text = repo.get_repo_map(chat_files=["svc/main.go"], other_files=["svc/store.go", "shop/money.py"])
+    assert set(line for line in text.splitlines() if not line.startswith(" ")) == {"svc/store.go:", "shop/money.py:"}
+
+
+def test_mentions_and_budget(repo):
+    text = repo.get_repo_map(mentioned_idents={"_round_half_even"}, max_tokens=30)
+    assert "_round_half_even" in text
+    assert len(text) < 200
+
+
+def test_absolute_paths_are_accepted(repo):
+    absolute = str(FIXTURES / "repo" / "shop" / "cart.py")
+    assert repo.get_repo_map(chat_files=[absolute]) == repo.get_repo_map(chat_files=["shop/cart.py"])
+
+
+def test_second_call_reuses_tags_and_sees_edits(shop):
+    repo = RepoMap(shop, tokens=4000)
+    first = repo.get_repo_map()
+    assert repo.get_repo_map() == first
+    (shop / "shop" / "money.py").write_text("def format_cents(amount: int) -> str:\n    return str(amount)\n")
+    second = repo.get_repo_map()
+    assert "format_cents" in second and "format_money" not in second
+
+
+def test_bad_root_raises_a_library_error(tmp_path):
+    with pytest.raises(RepoMapError, match="no such directory"):
+        RepoMap(tmp_path / "missing")
