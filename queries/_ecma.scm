@@ -11,7 +11,7 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (member_expression property: (property_identifier) @name)) @reference.call
+(call_expression function: (member_expression property: (property_identifier) @name)) @reference.member
 (new_expression constructor: (identifier) @name) @reference.call
 (new_expression constructor: (member_expression property: (property_identifier) @name)) @reference.call
 (import_specifier name: (identifier) @name) @reference.import

@@ -11,7 +11,7 @@
 (preproc_function_def name: (identifier) @name) @definition.macro
 
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.member
 (type_identifier) @name @reference.type
 (preproc_include path: (string_literal (string_content) @name)) @reference.import
 (preproc_include path: (system_lib_string) @name) @reference.import

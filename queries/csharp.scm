@@ -12,7 +12,7 @@
 (field_declaration (modifier) @m (variable_declaration (variable_declarator name: (identifier) @name)) (#eq? @m "const")) @definition.constant
 
 (invocation_expression function: (identifier) @name) @reference.call
-(invocation_expression function: (member_access_expression name: (identifier) @name)) @reference.call
+(invocation_expression function: (member_access_expression name: (identifier) @name)) @reference.member
 (invocation_expression function: (generic_name (identifier) @name)) @reference.call
 (object_creation_expression type: (identifier) @name) @reference.call
 (object_creation_expression type: (generic_name (identifier) @name)) @reference.call

@@ -13,5 +13,5 @@
   (#any-of? @k "alias" "import" "require" "use"))
 ((call target: (identifier) @name) @reference.call
   (#not-match? @name "^(def|defp|defmodule|defmacro|defmacrop|defprotocol|defimpl|defstruct|defdelegate|defguard|defguardp|defexception|alias|import|require|use|quote|unquote)$"))
-(call target: (dot right: (identifier) @name)) @reference.call
+(call target: (dot right: (identifier) @name)) @reference.member
 (alias) @name @reference.type

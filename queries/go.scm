@@ -9,7 +9,7 @@
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.constant))
 
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (selector_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (selector_expression field: (field_identifier) @name)) @reference.member
 (composite_literal type: (type_identifier) @name) @reference.call
 (type_identifier) @name @reference.type
 (qualified_type name: (type_identifier) @name) @reference.type

@@ -8,6 +8,7 @@
 (field_declaration (modifiers "static" "final") declarator: (variable_declarator name: (identifier) @name)) @definition.constant
 (interface_body (constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
 
+(method_invocation object: (_) name: (identifier) @name) @reference.member
 (method_invocation name: (identifier) @name) @reference.call
 (object_creation_expression type: (type_identifier) @name) @reference.call
 (object_creation_expression type: (generic_type (type_identifier) @name)) @reference.call

@@ -9,7 +9,7 @@
   (#eq? @m "const"))
 
 (call_expression (simple_identifier) @name) @reference.call
-(call_expression (navigation_expression (navigation_suffix (simple_identifier) @name))) @reference.call
+(call_expression (navigation_expression (navigation_suffix (simple_identifier) @name))) @reference.member
 (delegation_specifier (constructor_invocation (user_type (type_identifier) @name))) @reference.inherit
 (delegation_specifier (user_type (type_identifier) @name)) @reference.inherit
 (user_type (type_identifier) @name) @reference.type

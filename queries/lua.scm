@@ -6,7 +6,7 @@
 ((chunk (assignment_statement (variable_list name: (identifier) @name)) @definition.constant) (#match? @name "^[A-Z][A-Z0-9_]*$"))
 
 (function_call name: (identifier) @name) @reference.call
-(function_call name: (dot_index_expression field: (identifier) @name)) @reference.call
-(function_call name: (method_index_expression method: (identifier) @name)) @reference.call
+(function_call name: (dot_index_expression field: (identifier) @name)) @reference.member
+(function_call name: (method_index_expression method: (identifier) @name)) @reference.member
 ((function_call name: (identifier) @f arguments: (arguments (string content: (string_content) @name))) @reference.import
   (#eq? @f "require"))

@@ -9,7 +9,7 @@
 
 (function_call_expression function: (name) @name) @reference.call
 (function_call_expression function: (qualified_name (name) @name .)) @reference.call
-(member_call_expression name: (name) @name) @reference.call
+(member_call_expression name: (name) @name) @reference.member
 (scoped_call_expression name: (name) @name) @reference.call
 (scoped_call_expression scope: (name) @name) @reference.type
 (object_creation_expression (name) @name) @reference.call

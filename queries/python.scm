@@ -7,7 +7,7 @@
 
 ; References
 (call function: (identifier) @name) @reference.call
-(call function: (attribute attribute: (identifier) @name)) @reference.call
+(call function: (attribute attribute: (identifier) @name)) @reference.member
 (decorator (identifier) @name) @reference.call
 (decorator (attribute attribute: (identifier) @name)) @reference.call
 (class_definition superclasses: (argument_list (identifier) @name) @reference.inherit)

@@ -9,6 +9,7 @@
   (#any-of? @m "require" "require_relative" "load"))
 ((call method: (identifier) @m arguments: (argument_list (constant) @name)) @reference.inherit
   (#any-of? @m "include" "extend" "prepend"))
+(call receiver: (_) method: (identifier) @name) @reference.member
 (call method: (identifier) @name) @reference.call
 (superclass (constant) @name) @reference.inherit
 (superclass (scope_resolution name: (constant) @name)) @reference.inherit

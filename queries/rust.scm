@@ -13,7 +13,7 @@
 (macro_definition name: (identifier) @name) @definition.macro
 
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.member
 (call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
 (macro_invocation macro: (identifier) @name) @reference.call

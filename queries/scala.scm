@@ -8,7 +8,7 @@
 ((val_definition pattern: (identifier) @name) @definition.constant (#match? @name "^[A-Z]"))
 
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (identifier) @name)) @reference.call
+(call_expression function: (field_expression field: (identifier) @name)) @reference.member
 (instance_expression (type_identifier) @name) @reference.call
 (extends_clause (type_identifier) @name) @reference.inherit
 (extends_clause (generic_type type: (type_identifier) @name)) @reference.inherit

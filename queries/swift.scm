@@ -10,7 +10,7 @@
 (source_file (property_declaration name: (pattern bound_identifier: (simple_identifier) @name)) @definition.constant)
 
 (call_expression (simple_identifier) @name) @reference.call
-(call_expression (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name))) @reference.call
+(call_expression (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name))) @reference.member
 (inheritance_specifier inherits_from: (user_type (type_identifier) @name)) @reference.inherit
 (user_type (type_identifier) @name) @reference.type
 (import_declaration (identifier (simple_identifier) @name .)) @reference.import

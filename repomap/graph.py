@@ -20,10 +20,12 @@ from .tags import Tag, family_for
 from .words import subwords
 
 FOCUS_EDGE = 50.0
+METHOD_CALL = 0.1  # a call of `get` may mean any type's `get` method; `Func()` or `pkg.Func()` is specific
 MENTIONED_NAME = 10.0
 PRIVATE_NAME = 0.1
 COMMON_NAME_FILES = 5
 SECONDARY = 0.1
+EXTERNAL = "\0external"  # the sink node; no path can contain NUL
 
 
 @dataclass
@@ -47,34 +49,55 @@ def rank(tags_by_file: dict[str, list[Tag]], signals: Signals) -> tuple[list[Ran
     """Definitions best first (focus files left out) and each file's PageRank."""
     files = sorted(tags_by_file)
     definers: dict[str, set[str]] = defaultdict(set)
-    ref_counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    only_methods: set[tuple[str, str]] = set()  # (file, name) where every definition is a method
+    # name -> file -> [imports, type uses and inheritance; calls]
+    ref_counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for path in files:
+        kinds: dict[str, set[str]] = defaultdict(set)
         for tag in tags_by_file[path]:
-            if tag.role == "def":
+            if tag.role == "ref":
+                ref_counts[tag.name][path][tag.kind in ("call", "member")] += 1
+            elif not tag.local:
                 definers[tag.name].add(path)
-            else:
-                ref_counts[tag.name][path] += 1
+                kinds[tag.name].add(tag.kind)
+        only_methods.update((path, name) for name, k in kinds.items() if k == {"method"})
+    calling_files = {name: sum(1 for _, calls in by_file.values() if calls)
+                     for name, by_file in ref_counts.items()}
 
     family = {path: family_for(path) for path in files}
     edges: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
-    for name in sorted(set(definers) & set(ref_counts)):
-        for src, count in sorted(ref_counts[name].items()):
-            owners = [d for d in sorted(definers[name]) if d != src and family[d] == family[src]]
+    unresolved: dict[str, float] = defaultdict(float)
+    for name in sorted(ref_counts):
+        for src, (uses, calls) in sorted(ref_counts[name].items()):
+            owners = [d for d in sorted(definers.get(name, ())) if d != src and family[d] == family[src]]
+            mass = math.sqrt(uses + calls)
             if not owners:
+                unresolved[src] += mass
                 continue
             base = _name_weight(name, len(owners), signals) / len(owners)
+            resolved = 0.0
             for dst in owners:
-                weight = base * math.sqrt(count)
+                call_weight = 1.0
+                if (dst, name) in only_methods:
+                    call_weight = METHOD_CALL * _rarity(calling_files[name], len(files))
+                weight = base * math.sqrt(uses + calls * call_weight)
+                resolved += weight
                 if src in signals.focus:
                     weight *= FOCUS_EDGE
                 if dst in signals.secondary:
                     weight *= SECONDARY
                 edges[(src, dst)][name] = weight
+            unresolved[src] += max(0.0, mass - resolved)
 
+    # References to names defined nowhere here (builtins, libraries, ambiguous methods) lead
+    # to a sink, so a file's rank flows to its own repository's code only as far as it uses it.
     graph = nx.DiGraph()
     graph.add_nodes_from(files)
     for (src, dst), names in edges.items():
         graph.add_edge(src, dst, weight=sum(names.values()))
+    for src, mass in unresolved.items():
+        if mass > 0:
+            graph.add_edge(src, EXTERNAL, weight=mass)
     personal = _personalization(files, tags_by_file, signals)
     try:
         file_rank = nx.pagerank(graph, personalization=personal, dangling=personal, weight="weight")
@@ -83,6 +106,7 @@ def rank(tags_by_file: dict[str, list[Tag]], signals: Signals) -> tuple[list[Ran
 
     def_score: dict[tuple[str, str], float] = defaultdict(float)
     out_weight = {f: graph.out_degree(f, weight="weight") for f in files}
+    file_rank.pop(EXTERNAL, None)
     for (src, dst), names in edges.items():
         for name, weight in names.items():
             def_score[(dst, name)] += file_rank[src] * weight / out_weight[src]
@@ -102,6 +126,13 @@ def rank(tags_by_file: dict[str, list[Tag]], signals: Signals) -> tuple[list[Ran
             ranked.append(Ranked(score, tag))
     ranked.sort(key=lambda r: (-r.score, r.tag.path, r.tag.start_byte))
     return ranked, file_rank
+
+
+def _rarity(n_referencing: int, n_files: int) -> float:
+    """1 for a name one file uses, falling towards 0 for one that nearly every file uses."""
+    if n_files < 2:
+        return 1.0
+    return max(0.05, 1.0 - math.log(max(n_referencing, 1)) / math.log(n_files))
 
 
 def _name_weight(name: str, n_definers: int, signals: Signals) -> float:

@@ -61,6 +61,7 @@ class Tag:
     end_byte: int
     sig_end_line: int
     body_byte: int = -1
+    local: bool = False  # defined inside a function body: no other file can reference it
 
 
 @dataclass
@@ -164,7 +165,8 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
 
 
 def _methods(defs: list[Tag]) -> list[Tag]:
-    """Relabel functions nested directly in a class-like definition as methods."""
+    """Relabel functions nested directly in a class-like definition as methods, and mark
+    definitions inside a function body as local."""
     out: list[Tag] = []
     stack: list[Tag] = []
     for tag in defs:
@@ -172,6 +174,8 @@ def _methods(defs: list[Tag]) -> list[Tag]:
             stack.pop()
         if tag.kind == "function" and stack and stack[-1].kind in CONTAINER_KINDS:
             tag = replace(tag, kind="method")
+        if any(outer.kind in ("function", "method") for outer in stack):
+            tag = replace(tag, local=True)
         out.append(tag)
         stack.append(tag)
     return out

@@ -24,7 +24,8 @@ def describe(sample: Path) -> str:
     lines = []
     for t in result.tags:
         if t.role == "def":
-            lines.append(f"{t.line}-{t.end_line} def {t.kind} {t.name} (signature to line {t.sig_end_line})")
+            local = " local" if t.local else ""
+            lines.append(f"{t.line}-{t.end_line} def{local} {t.kind} {t.name} (signature to line {t.sig_end_line})")
         else:
             lines.append(f"{t.line} ref {t.kind} {t.name}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,66 @@
+"""Which files are read: git's view in a work tree, a .gitignore-honouring walk elsewhere."""
+
+import os
+
+from conftest import git_init, run
+from repomap.discover import glob_match, list_files
+
+IGNORE = """# build output
+build/
+*.log
+!keep.log
+/root_only.py
+**/gen/*.py
+"""
+
+
+def make_tree(root):
+    files = ["a.py", "root_only.py", "sub/root_only.py", "build/out.py", "sub/build/x.py",
+             "debug.log", "keep.log", "sub/gen/g.py", "sub/deep/gen/g.py", "sub/gen/keep/h.py",
+             "sub/local.tmp", "sub/ok.py", ".hidden/h.py"]
+    for name in files:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    (root / ".gitignore").write_text(IGNORE)
+    (root / "sub" / ".gitignore").write_text("*.tmp\n")
+
+
+EXPECTED = [".gitignore", ".hidden/h.py", "a.py", "keep.log", "sub/.gitignore", "sub/gen/keep/h.py",
+            "sub/ok.py", "sub/root_only.py"]
+
+
+def test_walk_honours_gitignore(tmp_path):
+    make_tree(tmp_path)
+    assert list_files(tmp_path) == EXPECTED
+
+
+def test_git_work_tree_lists_tracked_and_untracked_not_ignored(tmp_path):
+    make_tree(tmp_path)
+    git_init(tmp_path)
+    (tmp_path / "new.py").write_text("y = 2\n")
+    (tmp_path / "new.log").write_text("ignored\n")
+    assert list_files(tmp_path) == sorted(EXPECTED + ["new.py"])
+
+
+def test_symlinks_are_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("def secret():\n    pass\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def a():\n    pass\n")
+    os.symlink(outside, repo / "link")
+    os.symlink(outside / "secret.py", repo / "s.py")
+    os.symlink(repo, repo / "loop")
+    assert list_files(repo) == ["a.py"]
+    assert "secret" not in run("map", repo).stdout
+
+
+def test_include_and_exclude_globs():
+    assert glob_match("src/app/test_x.py", "test_*.py")
+    assert glob_match("src/app/x.py", "src")
+    assert glob_match("src/app/x.py", "src/**/*.py")
+    assert not glob_match("lib/src/x.py", "/src")
+    assert not glob_match("src/app/x.py", "app/*.py")
+    assert glob_match("src/app/x.py", "app")
