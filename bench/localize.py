@@ -1,0 +1,90 @@
+"""Does the map surface what a real task needs? Scores repomap on ../shared/eval.
+
+For each task, maps the task's parent tree with the commit message as --query at
+several budgets, writes predictions in the set's format and scores them with its
+script, next to its BM25 baseline. Needs the task trees (see ../shared/eval/README.md):
+
+    python bench/localize.py --trees "$TREES" [--eval ../shared/eval] [--budgets 1024 4096]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from repomap import RepoMap
+
+HERE = Path(__file__).resolve().parent
+
+
+def tree_of(task: dict, trees: Path) -> Path:
+    return trees / f"{task['repo'].replace('/', '__')}@{task['parent'][:12]}"
+
+
+def predict(task: dict, trees: Path, budgets: list[int]) -> dict[int, dict]:
+    tree = tree_of(task, trees)
+    repo = RepoMap(tree)
+    out = {}
+    for budget in budgets:
+        result = repo.build(query=task["query"], tokens=budget)
+        out[budget] = {
+            "id": task["id"],
+            "ranked_files": result.ranked_files,
+            "ranked_symbols": [f"{r.tag.path}::{r.tag.name}" for r in result.ranked[:50]],
+            "map_text": result.text,
+            "map_tokens": result.tokens,
+        }
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trees", type=Path, required=True, help="folder of extracted task trees")
+    parser.add_argument("--eval", type=Path, default=HERE.parent.parent / "shared" / "eval")
+    parser.add_argument("--budgets", type=int, nargs="+", default=[512, 1024, 2048, 4096])
+    parser.add_argument("--out", type=Path, default=HERE / ".out")
+    parser.add_argument("--repo", help="only this OWNER/NAME")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+
+    tasks = [json.loads(line) for line in (args.eval / "dev-tasks.jsonl").read_text().splitlines() if line.strip()]
+    if args.repo:
+        tasks = [t for t in tasks if t["repo"] == args.repo]
+    missing = [t["id"] for t in tasks if not tree_of(t, args.trees).is_dir()]
+    if missing:
+        print(f"localize: {len(missing)} task trees missing under {args.trees}, e.g. {missing[0]}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(predict, tasks, [args.trees] * len(tasks), [args.budgets] * len(tasks)))
+    print(f"{len(tasks)} tasks x {len(args.budgets)} budgets in {time.perf_counter() - started:.0f} s\n")
+
+    baseline = args.out / "bm25.jsonl"
+    if not baseline.exists():
+        subprocess.run([sys.executable, str(args.eval / "baseline_bm25.py"), "--tasks", str(args.eval / "dev-tasks.jsonl"),
+                        "--trees", str(args.trees), "--out", str(baseline)], check=True, capture_output=True)
+    scope = ["--repo", args.repo] if args.repo else []
+    print("BM25 baseline (naive map at 1024 tokens)")
+    _score(args.eval, baseline, scope)
+    for budget in args.budgets:
+        path = args.out / f"repomap-{budget}.jsonl"
+        path.write_text("".join(json.dumps(r[budget]) + "\n" for r in results))
+        print(f"repomap, --tokens {budget}")
+        _score(args.eval, path, scope)
+    return 0
+
+
+def _score(eval_dir: Path, predictions: Path, scope: list[str]) -> None:
+    result = subprocess.run([sys.executable, str(eval_dir / "score.py"), "--tasks", str(eval_dir / "dev-tasks.jsonl"),
+                             "--pred", str(predictions), *scope], capture_output=True, text=True)
+    print(result.stdout or result.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

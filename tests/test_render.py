@@ -1,0 +1,43 @@
+"""What a rendered signature shows, and what it never shows."""
+
+from conftest import run
+
+
+def test_signatures_bodies_docstrings_and_long_lines(tmp_path):
+    (tmp_path / "m.py").write_text(
+        'class Box:\n'
+        '    """Box docstring that must not leak."""\n\n'
+        '    def put(\n'
+        '        self,\n'
+        '        item,\n'
+        '    ) -> None:\n'
+        '        """Method docstring that must not leak."""\n'
+        '        self.items.append(item)\n\n'
+        '    def size(self): return len(self.items)\n\n'
+        f'def long_one({", ".join(f"argument_{i}" for i in range(40))}):\n'
+        '    pass\n')
+    text = run("map", tmp_path, "--tokens", "1000").stdout
+    long_line = next(line for line in text.splitlines() if "long_one" in line)
+    assert text == (
+        "m.py:\n"
+        "  class Box:\n"
+        "  ⋮\n"
+        "      def put(\n"
+        "          self,\n"
+        "          item,\n"
+        "      ) -> None:\n"
+        "  ⋮\n"
+        "      def size(self): …\n"
+        "  ⋮\n"
+        f"{long_line}\n"
+        "  ⋮\n")
+    assert long_line.endswith("…") and len(long_line) == 2 + 160 + 1
+    assert "docstring" not in text and "append" not in text
+
+
+def test_nested_definitions_show_under_their_headers(tmp_path):
+    (tmp_path / "a.rs").write_text(
+        "pub struct S;\n\nimpl S {\n    pub fn new() -> Self {\n        S\n    }\n}\n")
+    (tmp_path / "b.rs").write_text("fn main() {\n    let s = S::new();\n}\n")
+    text = run("map", tmp_path, "--tokens", "30").stdout
+    assert text == "a.rs:\n  pub struct S;\n  ⋮\n  impl S {\n      pub fn new() -> Self {\n  ⋮\n"
