@@ -20,7 +20,10 @@ from .tags import Tag, family_for
 from .words import subwords
 
 FOCUS_EDGE = 50.0
-METHOD_CALL = 0.1  # a call of `get` may mean any type's `get` method; `Func()` or `pkg.Func()` is specific
+# A call of `get` may mean any type's `get` method, and `x.lower()` rarely means a
+# module's function `lower` when most files call `.lower()`; `Func()` is specific.
+METHOD_CALL = 0.1
+_REF_BUCKET = {"call": 1, "member": 2}
 MENTIONED_NAME = 10.0
 PRIVATE_NAME = 0.1
 COMMON_NAME_FILES = 5
@@ -50,37 +53,40 @@ def rank(tags_by_file: dict[str, list[Tag]], signals: Signals) -> tuple[list[Ran
     files = sorted(tags_by_file)
     definers: dict[str, set[str]] = defaultdict(set)
     only_methods: set[tuple[str, str]] = set()  # (file, name) where every definition is a method
-    # name -> file -> [imports, type uses and inheritance; calls]
-    ref_counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    # name -> file -> [imports, type uses and inheritance; plain calls; calls on a receiver]
+    ref_counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
     for path in files:
         kinds: dict[str, set[str]] = defaultdict(set)
         for tag in tags_by_file[path]:
             if tag.role == "ref":
-                ref_counts[tag.name][path][tag.kind in ("call", "member")] += 1
+                ref_counts[tag.name][path][_REF_BUCKET.get(tag.kind, 0)] += 1
             elif not tag.local:
                 definers[tag.name].add(path)
                 kinds[tag.name].add(tag.kind)
         only_methods.update((path, name) for name, k in kinds.items() if k == {"method"})
-    calling_files = {name: sum(1 for _, calls in by_file.values() if calls)
-                     for name, by_file in ref_counts.items()}
+    referring_files = {name: len(by_file) for name, by_file in ref_counts.items()}
+    member_files = {name: sum(1 for *_, members in by_file.values() if members)
+                    for name, by_file in ref_counts.items()}
 
     family = {path: family_for(path) for path in files}
     edges: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     unresolved: dict[str, float] = defaultdict(float)
     for name in sorted(ref_counts):
-        for src, (uses, calls) in sorted(ref_counts[name].items()):
+        for src, (uses, calls, members) in sorted(ref_counts[name].items()):
             owners = [d for d in sorted(definers.get(name, ())) if d != src and family[d] == family[src]]
-            mass = math.sqrt(uses + calls)
+            total = uses + calls + members
+            mass = math.sqrt(total)
             if not owners:
                 unresolved[src] += mass
                 continue
             base = _name_weight(name, len(owners), signals) / len(owners)
             resolved = 0.0
             for dst in owners:
-                call_weight = 1.0
-                if (dst, name) in only_methods:
-                    call_weight = METHOD_CALL * _rarity(calling_files[name], len(files))
-                weight = base * math.sqrt(uses + calls * call_weight)
+                if (dst, name) in only_methods:  # nothing but a call on the right receiver reaches it
+                    specific = METHOD_CALL * _rarity(referring_files[name], len(files))
+                else:
+                    specific = (uses + calls + members * _rarity(member_files[name], len(files))) / total
+                weight = base * mass * specific
                 resolved += weight
                 if src in signals.focus:
                     weight *= FOCUS_EDGE
