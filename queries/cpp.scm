@@ -4,7 +4,7 @@
 (alias_declaration name: (type_identifier) @name) @definition.type
 (field_declaration declarator: (function_declarator declarator: (field_identifier) @name)) @definition.function
 (function_definition declarator: (function_declarator declarator: (field_identifier) @name)) @definition.function
-(function_definition declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name))) @definition.method
+(function_definition declarator: (function_declarator declarator: (qualified_identifier scope: (_) @scope name: (identifier) @name))) @definition.method
 (function_definition declarator: (reference_declarator (function_declarator declarator: (identifier) @name))) @definition.function
 (declaration (type_qualifier) @q declarator: (init_declarator declarator: (identifier) @name) (#match? @q "const")) @definition.constant
 

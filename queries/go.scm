@@ -1,4 +1,5 @@
 (function_declaration name: (identifier) @name body: (_) @body) @definition.function
+(method_declaration receiver: (parameter_list (parameter_declaration type: [(type_identifier) @scope (pointer_type (type_identifier) @scope) (generic_type type: (type_identifier) @scope) (pointer_type (generic_type type: (type_identifier) @scope))])) name: (field_identifier) @name body: (_) @body) @definition.method
 (method_declaration name: (field_identifier) @name body: (_) @body) @definition.method
 (type_spec name: (type_identifier) @name type: (struct_type) @body) @definition.struct
 (type_spec name: (type_identifier) @name type: (interface_type) @body) @definition.interface

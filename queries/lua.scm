@@ -1,6 +1,6 @@
 (function_declaration name: (identifier) @name) @definition.function
-(function_declaration name: (dot_index_expression field: (identifier) @name)) @definition.function
-(function_declaration name: (method_index_expression method: (identifier) @name)) @definition.method
+(function_declaration name: (dot_index_expression table: (_) @scope field: (identifier) @name)) @definition.function
+(function_declaration name: (method_index_expression table: (_) @scope method: (identifier) @name)) @definition.method
 (variable_declaration (assignment_statement (variable_list name: (identifier) @name) (expression_list value: (function_definition body: (_) @body)))) @definition.function
 (chunk (assignment_statement (variable_list name: (identifier) @name) (expression_list value: (function_definition body: (_) @body))) @definition.function)
 ((chunk (assignment_statement (variable_list name: (identifier) @name)) @definition.constant) (#match? @name "^[A-Z][A-Z0-9_]*$"))

@@ -2,8 +2,9 @@
 
 A query marks a definition with `@definition.<kind>` on the whole node and `@name`
 on its name; `@body` (optional, else the node's `body` field) marks where the
-signature ends. References are `@reference.<kind>` with `@name`. Patterns that
-come first in a query win when two capture the same definition node.
+signature ends, and `@scope` (optional) the type or table it belongs to when that
+is named outside it (a Go receiver). References are `@reference.<kind>` with
+`@name`. Patterns that come first in a query win when two capture the same node.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Tag:
 
     Lines are 1-based. For a definition, `sig_end_line` is the last line of its
     signature and `body_byte` where its elided body starts (-1 if it has none).
+    IDs use no line numbers, so edits elsewhere in the file leave them alone.
     """
 
     path: str
@@ -62,6 +64,10 @@ class Tag:
     sig_end_line: int
     body_byte: int = -1
     local: bool = False  # defined inside a function body: no other file can reference it
+    head_byte: int = -1  # where attached decorators and doc comments start
+    doc: str = ""  # first line of its docstring or doc comment
+    qualname: str = ""  # names of the enclosing definitions and its own, joined by "."
+    id: str = ""  # stable: path::qualname#kind, with ~N only where that would collide
 
 
 @dataclass
@@ -138,9 +144,12 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
         def_names.add(name_node.start_byte)
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
-            defs[key] = (pattern, _definition(path, source, node, name_node, name, kind, body))
+            tag = _definition(path, source, node, name_node, name, kind, body)
+            if "scope" in captures:  # a receiver or owner named outside the definition: Go, C++, Lua
+                tag = replace(tag, qualname=f"{_text(source, captures['scope'][0])}.{name}")
+            defs[key] = (pattern, tag)
     ref_tags = [t for start, (_, t) in refs.items() if start not in def_names]  # not a definition's own name
-    tags = _methods(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
+    tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
     return FileTags(sorted(tags + ref_tags), tree.root_node.has_error)
 
 
@@ -156,26 +165,79 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
     body_byte = -1
     if body is not None and node.start_byte < body.start_byte <= node.end_byte:
         body_byte = body.start_byte
-        sig_end = len(source[:body_byte].rstrip()) or body_byte
-        sig_end_line = max(line, source.count(b"\n", 0, max(sig_end - 1, 0)) + 1)
+        sig_end = body_byte
+        while sig_end > node.start_byte and source[sig_end - 1] in b" \t\r\n":
+            sig_end -= 1
+        sig_end_line = max(line, line + source.count(b"\n", node.start_byte, max(sig_end - 1, node.start_byte)))
     else:
         sig_end_line = name_node.end_point[0] + 1
-    return Tag(path, line, "def", kind, name, node.end_point[0] + 1,
-               node.start_byte, node.end_byte, sig_end_line, body_byte)
+    head, comments = _attached(node)
+    return Tag(path, line, "def", kind, name, node.end_point[0] + 1, node.start_byte, node.end_byte,
+               sig_end_line, body_byte, head_byte=head, doc=_doc(source, body, comments))
 
 
-def _methods(defs: list[Tag]) -> list[Tag]:
-    """Relabel functions nested directly in a class-like definition as methods, and mark
-    definitions inside a function body as local."""
+WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
+
+
+def _attached(node: Node) -> tuple[int, list[Node]]:
+    """Where a definition starts with its decorators, attributes and the comments right above it."""
+    while node.parent is not None and node.parent.type in WRAPPERS:
+        node = node.parent
+    comments: list[Node] = []
+    start_row, head = node.start_point[0], node.start_byte
+    sibling = node.prev_sibling
+    while sibling is not None and sibling.end_point[0] >= start_row - 1 and _is_attachment(sibling):
+        if "comment" in sibling.type:
+            comments.insert(0, sibling)
+        start_row, head = sibling.start_point[0], sibling.start_byte
+        sibling = sibling.prev_sibling
+    return head, comments
+
+
+def _is_attachment(node: Node) -> bool:
+    return any(word in node.type for word in ("comment", "attribute", "decorator", "annotation"))
+
+
+def _doc(source: bytes, body: Node | None, comments: list[Node]) -> str:
+    """The first line of a Python docstring, else of the doc comment above the definition."""
+    if body is not None and body.named_child_count:
+        first = body.named_children[0]
+        if first.type == "expression_statement" and first.named_child_count:
+            first = first.named_children[0]
+        if first.type == "string":
+            return _first_line(_text(source, first).strip("\"'rbuRBU \n"))
+    return _first_line("\n".join(_text(source, c) for c in comments))
+
+
+_COMMENT_MARKS = "/*!#-;(%<> \t"
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().strip(_COMMENT_MARKS).strip().rstrip("*/)").strip()
+        if line:
+            return line[:200]
+    return ""
+
+
+def _nest(defs: list[Tag]) -> list[Tag]:
+    """Relabel functions nested directly in a class-like definition as methods, mark
+    definitions inside a function body as local, and give each its qualified name and ID."""
     out: list[Tag] = []
     stack: list[Tag] = []
+    seen: dict[str, int] = {}
     for tag in defs:
         while stack and stack[-1].end_byte <= tag.start_byte:
             stack.pop()
-        if tag.kind == "function" and stack and stack[-1].kind in CONTAINER_KINDS:
-            tag = replace(tag, kind="method")
-        if any(outer.kind in ("function", "method") for outer in stack):
-            tag = replace(tag, local=True)
+        kind = tag.kind
+        if kind == "function" and stack and stack[-1].kind in CONTAINER_KINDS:
+            kind = "method"
+        qualname = ".".join([*(outer.name for outer in stack), tag.qualname or tag.name])
+        base = f"{tag.path}::{qualname}#{kind}"
+        seen[base] = seen.get(base, 0) + 1
+        tag = replace(tag, kind=kind, qualname=qualname,
+                      local=any(outer.kind in ("function", "method") for outer in stack),
+                      id=base if seen[base] == 1 else f"{base}~{seen[base]}")
         out.append(tag)
         stack.append(tag)
     return out

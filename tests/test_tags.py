@@ -19,13 +19,16 @@ REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "
 
 
 def describe(sample: Path) -> str:
-    result = tags.extract(sample.name, sample.read_bytes(), tags.language_for(sample.name))
+    source = sample.read_bytes()
+    result = tags.extract(sample.name, source, tags.language_for(sample.name))
     assert result is not None, f"no working query for {sample}"
     lines = []
     for t in result.tags:
         if t.role == "def":
             local = " local" if t.local else ""
-            lines.append(f"{t.line}-{t.end_line} def{local} {t.kind} {t.name} (signature to line {t.sig_end_line})")
+            head = source.count(b"\n", 0, t.head_byte) + 1
+            lines.append(f"{t.line}-{t.end_line} def{local} {t.id} (signature to line {t.sig_end_line}, "
+                         f"attached from line {head}) {t.doc!r}")
         else:
             lines.append(f"{t.line} ref {t.kind} {t.name}")
     return "\n".join(lines) + "\n"
