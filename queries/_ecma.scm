@@ -15,3 +15,6 @@
 (new_expression constructor: (identifier) @name) @reference.call
 (new_expression constructor: (member_expression property: (property_identifier) @name)) @reference.call
 (import_specifier name: (identifier) @name) @reference.import
+(expression_statement (assignment_expression
+  left: (member_expression object: (_) @scope property: (property_identifier) @name)
+  right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)])) @definition.function

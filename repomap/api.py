@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import discover, graph, render, tags, words
+from . import discover, graph, render, retrieve, tags, words
 from .graph import Ranked, Signals
+from .retrieve import Snippet
+from .search import Hit, Index
+from .tags import Tag
 
 
 class RepoMapError(Exception):
@@ -26,10 +29,19 @@ class MapResult:
 
 
 @dataclass
+class Scan:
+    """The tagged files of one look at the repository."""
+
+    sources: dict[str, bytes]
+    tags: dict[str, list[Tag]]
+    notes: dict[str, int]
+
+
+@dataclass
 class _Cached:
     stamp: tuple[int, int]
     data: bytes
-    tags: list[tags.Tag]
+    tags: list[Tag]
     notes: tuple[str, ...]  # counted again on every scan
 
 
@@ -77,31 +89,91 @@ class RepoMap:
               mention_idents: Iterable[str] = (), query: str = "", tokens: int | None = None,
               other_files: Iterable[str] | None = None) -> MapResult:
         """Scan, rank and render; the map fits `tokens` (default: the budget given at construction)."""
+        scan = self.scan(other_files=other_files, extra=focus)
+        ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
+        renderer = render.Renderer(scan.sources, scan.tags, file_rank, self.fmt, self.template)
+        text, used = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
+        order = list(dict.fromkeys(r.tag.path for r in ranked))
+        return MapResult(text, used, order, ranked, scan.notes)
+
+    def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
+        """Definitions matching `query`, best first: BM25 blended with the map's rank."""
+        scan = self.scan()
+        ranked, _ = self._rank(scan, query=query)
+        defs = [t for ts in scan.tags.values() for t in ts if t.role == "def" and not t.local]
+        signatures = {}
+        for rel, file_tags in scan.tags.items():
+            signatures.update(render.signatures(file_tags, scan.sources[rel]))
+        comments = {t.id: scan.sources[t.path][t.head_byte:t.start_byte].decode("utf-8", errors="replace")
+                    for t in defs if 0 <= t.head_byte < t.start_byte}
+        index = Index(defs, signatures, comments, {r.tag.id: r.score for r in ranked},
+                      {f for f in scan.tags if discover.is_secondary(f)})
+        return index.search(query, limit, lambda t: (kind in (None, t.kind))
+                            and (path is None or discover.glob_match(t.path, path)))
+
+    def retrieve(self, target: str) -> Snippet:
+        """The exact source of the definition an ID, `path::name`, `path:line` or unique name names."""
+        form, path, symbol, line = retrieve.parse_target(target)
+        if form == "name":
+            defs = [t for ts in self.scan().tags.values() for t in ts if t.role == "def"]
+            tag = retrieve.by_name(symbol, defs)
+        else:
+            rel = retrieve.safe_relative(self.root, path)
+            defs = self._file_defs(rel)
+            tag = retrieve.in_file(target, symbol, defs) if form == "id" else retrieve.at_line(rel, line, defs)
+        return retrieve.snippet(tag, self._cache[tag.path].data)
+
+    def refs(self, target: str) -> tuple[Tag, list[tuple[Tag, Tag | None]]]:
+        """The definition `target` names, and each reference to its name with its enclosing definition."""
+        definition = self.retrieve(target).tag
+        family = tags.family_for(definition.path)
+        found = []
+        for rel, file_tags in sorted(self.scan().tags.items()):
+            if tags.family_for(rel) != family:
+                continue
+            defs = [t for t in file_tags if t.role == "def"]
+            for ref in file_tags:
+                if ref.role == "ref" and ref.name == definition.name:
+                    around = [d for d in defs if d.start_byte <= ref.start_byte < d.end_byte]
+                    found.append((ref, max(around, key=lambda d: d.start_byte, default=None)))
+        return definition, found
+
+    def scan(self, other_files: Iterable[str] | None = None, extra: Iterable[str] = ()) -> Scan:
+        """Discover and tag the repository's files (unchanged ones come from the cache)."""
         tally = discover.Tally()
         if other_files is None:
             candidates = discover.list_files(self.root)
         else:
-            candidates = sorted({self._relative(p) for p in [*focus, *other_files]} - {None})
-        candidates = [c for c in candidates if self._wanted(c)]
-        sources, tags_by_file = self._scan(candidates, tally)
-        files = sorted(tags_by_file)
+            candidates = sorted({self._relative(p) for p in [*extra, *other_files]} - {None})
+        sources, tags_by_file = self._scan([c for c in candidates if self._wanted(c)], tally)
+        if other_files is None:  # forget deleted files
+            self._cache = {rel: c for rel, c in self._cache.items() if rel in tags_by_file}
+        return Scan(sources, tags_by_file, tally.counts)
 
-        defined = Counter(t.name for ts in tags_by_file.values() for t in ts if t.role == "def")
-        focus_set = {r for r in map(self._relative, focus) if r in tags_by_file}
+    def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
+              mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
+        files = sorted(scan.tags)
+        defined = Counter(t.name for ts in scan.tags.values() for t in ts if t.role == "def")
         named = words.mentions(" ".join(mention_files), files, defined)
         asked = words.mentions(query, files, defined)
         signals = Signals(
-            focus=focus_set,
+            focus={r for r in map(self._relative, focus) if r in scan.tags},
             mentioned_files=(named.files | asked.files | {r for r in map(self._relative, mention_files) if r}),
             mentioned_idents=set(mention_idents) | asked.idents,
             terms=asked.terms,
             secondary={f for f in files if discover.is_secondary(f)},
         )
-        ranked, file_rank = graph.rank(tags_by_file, signals)
-        renderer = render.Renderer(sources, tags_by_file, file_rank, self.fmt, self.template)
-        text, used = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
-        order = list(dict.fromkeys(r.tag.path for r in ranked))
-        return MapResult(text, used, order, ranked, tally.counts)
+        return graph.rank(scan.tags, signals)
+
+    def _file_defs(self, rel: str) -> list[Tag]:
+        """One file's definitions, re-tagged if it changed since the last look."""
+        language = tags.language_for(rel)
+        if not (self.root / rel).is_file() or language is None:
+            raise retrieve.NotFound(f"no source file {rel}", [])
+        cached = self._tag_file(rel, language, discover.Tally())
+        if cached is None:
+            raise retrieve.NotFound(f"{rel} cannot be tagged (binary, too large or minified)", [])
+        return [t for t in cached.tags if t.role == "def"]
 
     def _relative(self, path: str | os.PathLike) -> str | None:
         """A repository-relative path with /, or None if the path is outside the root."""
@@ -122,9 +194,9 @@ class RepoMap:
         return not (self.hide_secondary and discover.is_secondary(rel))
 
     def _scan(self, candidates: list[str], tally: discover.Tally
-              ) -> tuple[dict[str, bytes], dict[str, list[tags.Tag]]]:
+              ) -> tuple[dict[str, bytes], dict[str, list[Tag]]]:
         sources: dict[str, bytes] = {}
-        tags_by_file: dict[str, list[tags.Tag]] = {}
+        tags_by_file: dict[str, list[Tag]] = {}
         for rel in candidates:
             language = tags.language_for(rel)
             if language is None:
@@ -134,7 +206,6 @@ class RepoMap:
             if cached is not None:
                 sources[rel] = cached.data
                 tags_by_file[rel] = cached.tags
-        self._cache = {rel: self._cache[rel] for rel in tags_by_file}
         return sources, tags_by_file
 
     def _tag_file(self, rel: str, language: str, tally: discover.Tally) -> _Cached | None:

@@ -3,23 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
 import traceback
 
 from . import __version__
 from .api import RepoMap, RepoMapError
 from .discover import MAX_FILE_BYTES
 from .render import FORMATS
+from .retrieve import NotFound, Refused, Snippet
+from .tokens import count_tokens
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
-    except RepoMapError as exc:
+    except (RepoMapError, Refused) as exc:
         print(f"repomap: error: {exc}", file=sys.stderr)
         return 2
+    except NotFound as exc:
+        print(f"repomap: {exc}", file=sys.stderr)
+        for candidate in exc.candidates:
+            print(f"  {candidate}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -57,7 +66,33 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--max-file-size", type=_positive, default=MAX_FILE_BYTES, metavar="BYTES",
                    help=f"skip larger files (default {MAX_FILE_BYTES})")
     m.set_defaults(run=_run_map)
+
+    r = commands.add_parser("retrieve", help="print the exact source of definitions",
+                            description="Print definitions byte for byte, by ID, path::name, path:line or unique name.")
+    r.add_argument("targets", nargs="+", metavar="ID")
+    _common(r)
+    r.set_defaults(run=_run_retrieve)
+
+    s = commands.add_parser("search", help="find definitions for a query (metadata only)",
+                            description="Rank definitions for a query: BM25 over their words with the map's rank as a prior.")
+    s.add_argument("query", help="words, identifiers or a question; '-' reads standard input")
+    s.add_argument("--limit", type=_positive, default=5, help="results (default 5)")
+    s.add_argument("--kind", help="only this kind (function, method, class, ...)")
+    s.add_argument("--path", metavar="GLOB", help="only files matching")
+    _common(s)
+    s.set_defaults(run=_run_search)
+
+    f = commands.add_parser("refs", help="list where a definition's name is referenced",
+                            description="List references to a definition's name, with the enclosing definitions.")
+    f.add_argument("target", metavar="ID")
+    _common(f)
+    f.set_defaults(run=_run_refs)
     return parser
+
+
+def _common(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--root", default=".", help="repository root (default: current directory)")
+    sub.add_argument("--json", action="store_true", help="JSON with a _meta block of token figures")
 
 
 def _positive(text: str) -> int:
@@ -86,6 +121,81 @@ def _run_map(args: argparse.Namespace) -> int:
         counts = ", ".join(f"{n} {reason}" for reason, n in sorted(result.notes.items()))
         print(f"repomap: files: {counts}", file=sys.stderr)
     return 0
+
+
+def _run_retrieve(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    repo = RepoMap(args.root)
+    found, missing = [], []
+    for target in args.targets:
+        try:
+            found.append(repo.retrieve(target))
+        except NotFound as exc:
+            missing.append(exc)
+    blocks = [_block(s) for s in found]
+    if args.json:
+        results = [{"id": s.tag.id, "kind": s.tag.kind, "path": s.tag.path, "start_line": s.start_line,
+                    "end_line": s.end_line, "source": s.data.decode("utf-8", errors="replace")} for s in found]
+        text = b"".join(blocks).decode("utf-8", errors="replace")
+        _print_json({"results": results}, text, repo, {s.tag.path for s in found}, started)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(b"".join(blocks))
+        sys.stdout.buffer.flush()
+    for exc in missing:
+        print(f"repomap: {exc}", file=sys.stderr)
+        for candidate in exc.candidates:
+            print(f"  {candidate}", file=sys.stderr)
+    return 1 if missing else 0
+
+
+def _block(snippet: Snippet) -> bytes:
+    """A header line, then the definition's bytes exactly as in the file."""
+    header = f"==> {snippet.tag.id}  {snippet.tag.path}:{snippet.start_line}-{snippet.end_line} <==\n"
+    return header.encode() + snippet.data + (b"" if snippet.data.endswith(b"\n") else b"\n")
+
+
+def _run_search(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    query = sys.stdin.read() if args.query == "-" else args.query
+    repo = RepoMap(args.root)
+    hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
+    lines = [f"{h.tag.id}  {h.tag.path}:{h.tag.line}-{h.tag.end_line}  {h.score:.2f}  "
+             f"{h.signature.splitlines()[0][:120] if h.signature else ''}" for h in hits]
+    text = "".join(line + "\n" for line in lines)
+    if args.json:
+        results = [{"id": h.tag.id, "kind": h.tag.kind, "signature": h.signature, "path": h.tag.path,
+                    "start_line": h.tag.line, "end_line": h.tag.end_line, "score": h.score, "doc": h.tag.doc}
+                   for h in hits]
+        _print_json({"results": results}, text, repo, {h.tag.path for h in hits}, started)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _run_refs(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    repo = RepoMap(args.root)
+    definition, found = repo.refs(args.target)
+    lines = [f"{ref.path}:{ref.line}  {around.id if around else '(top level)'}" for ref, around in found]
+    text = f"{definition.id}  {len(found)} references\n" + "".join(line + "\n" for line in lines)
+    if args.json:
+        refs = [{"path": ref.path, "line": ref.line, "enclosing": around.id if around else None}
+                for ref, around in found]
+        _print_json({"definition": definition.id, "references": refs}, text, repo,
+                    {ref.path for ref, _ in found}, started)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _print_json(payload: dict, text: str, repo: RepoMap, paths: set[str], started: float) -> None:
+    """The answer with its token accounting: what it costs against reading the whole files."""
+    tokens = count_tokens(text)
+    file_tokens = sum(count_tokens((repo.root / p).read_text(encoding="utf-8", errors="replace")) for p in sorted(paths))
+    payload["_meta"] = {"tokens": tokens, "file_tokens": file_tokens, "tokens_saved": max(0, file_tokens - tokens),
+                        "ms": round((time.perf_counter() - started) * 1000)}
+    print(json.dumps(payload, ensure_ascii=False, indent=1))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ MAX_FILE_BYTES = 1_000_000
 LONG_LINE = 1000
 SECONDARY_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__", "vendor", "vendored",
                   "third_party", "thirdparty", "node_modules", "examples", "example", "fixtures",
-                  "generated", "gen", "dist", "build"}
+                  "generated", "gen", "dist", "build", "docs_src", "benchmarks", "bench"}
+DOC_DIRS = {"docs", "doc"}  # code there is examples; the prose is what docs are for
 SECONDARY_NAME = re.compile(
     r"(^test_|_test\.|_tests\.|\.test\.|\.spec\.|_spec\.|^conftest\.py$|\.min\.|\.pb\.|_pb2\.|\.generated\.)")
 
@@ -41,7 +42,8 @@ class Tally:
 def is_secondary(rel: str) -> bool:
     """Tests, vendored, generated and minified files: shown, but ranked lower."""
     parts = rel.lower().split("/")
-    return any(p in SECONDARY_DIRS for p in parts[:-1]) or bool(SECONDARY_NAME.search(parts[-1]))
+    folders = SECONDARY_DIRS if parts[-1].endswith((".md", ".markdown")) else SECONDARY_DIRS | DOC_DIRS
+    return any(p in folders for p in parts[:-1]) or bool(SECONDARY_NAME.search(parts[-1]))
 
 
 def glob_match(rel: str, pattern: str) -> bool:
@@ -54,9 +56,10 @@ def glob_match(rel: str, pattern: str) -> bool:
 
 def list_files(root: Path) -> list[str]:
     """Repository-relative paths (with /), sorted: git's tracked and untracked-not-ignored
-    files in a work tree, else a walk that honours .gitignore files."""
+    files in a work tree, else (also for a folder that git ignores) a walk that honours
+    .gitignore files."""
     listed = _git_files(root)
-    if listed is None:
+    if not listed:
         listed = _walk(root)
     return sorted(set(listed))
 

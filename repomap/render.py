@@ -55,15 +55,14 @@ class Renderer:
         files = [self._file_view(path, tags) for path, tags in chosen.items()]
         return self.template.render(files=files)
 
-    def estimate(self, item: Ranked, paths: set[str]) -> int:
-        """About what a definition adds to a map already showing `paths`: its signature lines,
-        or, in a file not shown yet, what it costs alone in a map of this format."""
-        tag = item.tag
-        if tag.path in paths:
-            return count_tokens("\n".join(self._signature(tag, self._source_lines(tag.path)).values()))
+    def estimate(self, item: Ranked, selection: list[Ranked]) -> int:
+        """About what a definition adds to a map of `selection`: what it adds to its own file's
+        part of the map, or what it costs alone in a file not shown yet."""
+        same_file = [s for s in selection if s.tag.path == item.tag.path]
         if self._empty_cost is None:
             self._empty_cost = count_tokens(self.render([]))
-        return count_tokens(self.render([item])) - self._empty_cost
+        before = count_tokens(self.render(same_file)) if same_file else self._empty_cost
+        return count_tokens(self.render(same_file + [item])) - before
 
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         lines = self._source_lines(path)
@@ -114,10 +113,19 @@ def _clip(line: str) -> str:
 
 
 def _symbol(tag: Tag, lines: list[str]) -> dict:
+    return {"id": tag.id, "name": tag.name, "kind": tag.kind, "line": tag.line, "end_line": tag.end_line,
+            "signature": _signature_text(tag, lines)}
+
+
+def _signature_text(tag: Tag, lines: list[str]) -> str:
     last = min(tag.sig_end_line, len(lines))
-    signature = "\n".join(_clip(lines[n - 1]).strip() for n in range(tag.line, last + 1))
-    return {"name": tag.name, "kind": tag.kind, "line": tag.line, "end_line": tag.end_line,
-            "signature": signature}
+    return "\n".join(_clip(lines[n - 1]).strip() for n in range(tag.line, last + 1))
+
+
+def signatures(tags: list[Tag], source: bytes) -> dict[str, str]:
+    """Each definition's signature lines, stripped and joined by newlines, by ID."""
+    lines = source.decode("utf-8", errors="replace").splitlines()
+    return {t.id: _signature_text(t, lines) for t in tags if t.role == "def"}
 
 
 def _load_template(fmt: str, template: Path | None) -> jinja2.Template:
@@ -146,7 +154,7 @@ def _fence(lines: list[str]) -> str:
 
 
 def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str],
-        estimate: Callable[[Ranked, set[str]], int]) -> tuple[str, int]:
+        estimate: Callable[[Ranked, list[Ranked]], int]) -> tuple[str, int]:
     """The largest map of the best-ranked definitions that fits `budget` tokens, and its size.
 
     A binary search finds the longest prefix of the ranking that fits. Then later
@@ -166,18 +174,16 @@ def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]
         else:
             high = mid - 1
     selection = list(ranked[:low])
-    paths = {item.tag.path for item in selection}
     tries = 0
     for item in ranked[low + 1:]:
         if best_tokens >= budget * 0.98 or tries >= MAX_FILL_TRIES:
             break
-        if estimate(item, paths) > budget - best_tokens:
+        if estimate(item, selection) > budget - best_tokens:
             continue
         tries += 1
         text = render(selection + [item])
         tokens = count_tokens(text)
         if tokens <= budget:
             selection.append(item)
-            paths.add(item.tag.path)
             best_text, best_tokens = text, tokens
     return best_text, best_tokens

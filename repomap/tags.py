@@ -180,13 +180,17 @@ WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
 
 
 def _attached(node: Node) -> tuple[int, list[Node]]:
-    """Where a definition starts with its decorators, attributes and the comments right above it."""
+    """Where a definition starts with its decorators, attributes and the comments right above it
+    (a `/**` doc block may stand one blank line above)."""
     while node.parent is not None and node.parent.type in WRAPPERS:
         node = node.parent
     comments: list[Node] = []
     start_row, head = node.start_point[0], node.start_byte
     sibling = node.prev_sibling
-    while sibling is not None and sibling.end_point[0] >= start_row - 1 and _is_attachment(sibling):
+    while sibling is not None and _is_attachment(sibling):
+        gap = start_row - sibling.end_point[0]
+        if gap > 2 or (gap == 2 and (comments or not sibling.text.startswith(b"/**"))):
+            break
         if "comment" in sibling.type:
             comments.insert(0, sibling)
         start_row, head = sibling.start_point[0], sibling.start_byte

@@ -32,8 +32,8 @@ def test_budget_sweep(tmp_path, fmt):
     everything = repo.build(tokens=10**7).tokens
     assert everything > 2 * max(BUDGETS), "the sweep needs a tree with more to show than the largest budget"
     for budget in BUDGETS:
-        if fmt == "json" and budget < 100:
-            continue  # one symbol with its JSON frame takes about 70 tokens
+        if fmt == "json" and budget < 300:
+            continue  # a JSON symbol takes ~40 tokens and a new file ~100: too coarse for 10% of a small budget
         result = repo.build(tokens=budget)
         assert result.tokens <= budget, budget
         assert result.tokens >= 0.9 * budget, (budget, result.tokens)

@@ -47,7 +47,7 @@ def test_json_is_valid_and_describes_symbols(shop):
     assert "shop/cart.py" in paths and "docs/guide.md" in paths
     cart = next(f for f in data["files"] if f["path"] == "shop/cart.py")
     total = next(s for s in cart["symbols"] if s["name"] == "total")
-    assert total == {"name": "total", "kind": "method", "line": 19, "end_line": 24,
+    assert total == {"id": "shop/cart.py::Cart.total#method", "name": "total", "kind": "method", "line": 19, "end_line": 24,
                      "signature": "def total(\nself,\ndiscount: float = 0.0,\n) -> float:"}
 
 

