@@ -1,8 +1,9 @@
 """Does the map surface what a real task needs? Scores repomap on ../shared/eval.
 
-For each task, maps the task's parent tree with the commit message as --query at
-several budgets, writes predictions in the set's format and scores them with its
-script, next to its BM25 baseline. Needs the task trees (see ../shared/eval/README.md):
+For each task, searches the task's parent tree for the commit message (ranked
+files and symbols come from `search`) and maps it with the message as --query at
+several budgets (map columns), writes predictions in the set's format and scores
+them with the set's script, next to its BM25 baseline. Needs the task trees (see ../shared/eval/README.md):
 
     python bench/localize.py --trees "$TREES" [--eval ../shared/eval] [--budgets 1024 4096]
 """
@@ -29,13 +30,16 @@ def tree_of(task: dict, trees: Path) -> Path:
 def predict(task: dict, trees: Path, budgets: list[int]) -> dict[int, dict]:
     tree = tree_of(task, trees)
     repo = RepoMap(tree)
+    hits = repo.search(task["query"], limit=100)
+    symbols = [f"{h.tag.path}::{h.tag.qualname}" for h in hits]
     out = {}
     for budget in budgets:
         result = repo.build(query=task["query"], tokens=budget)
         out[budget] = {
             "id": task["id"],
-            "ranked_files": result.ranked_files,
-            "ranked_symbols": [f"{r.tag.path}::{r.tag.name}" for r in result.ranked[:50]],
+            # files in the order search finds them, then in the map's order
+            "ranked_files": list(dict.fromkeys([h.tag.path for h in hits] + result.ranked_files)),
+            "ranked_symbols": symbols,
             "map_text": result.text,
             "map_tokens": result.tokens,
         }

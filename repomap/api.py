@@ -104,9 +104,8 @@ class RepoMap:
         signatures = {}
         for rel, file_tags in scan.tags.items():
             signatures.update(render.signatures(file_tags, scan.sources[rel]))
-        comments = {t.id: scan.sources[t.path][t.head_byte:t.start_byte].decode("utf-8", errors="replace")
-                    for t in defs if 0 <= t.head_byte < t.start_byte}
-        index = Index(defs, signatures, comments, {r.tag.id: r.score for r in ranked},
+        texts = {t.id: scan.sources[t.path][t.head_byte:t.end_byte].decode("utf-8", errors="replace") for t in defs}
+        index = Index(defs, signatures, texts, {r.tag.id: r.score for r in ranked},
                       {f for f in scan.tags if discover.is_secondary(f)})
         return index.search(query, limit, lambda t: (kind in (None, t.kind))
                             and (path is None or discover.glob_match(t.path, path)))

@@ -1,8 +1,9 @@
 """Find definitions for a query: BM25 over their words, with the map's rank as a prior.
 
 A definition's words are the sub-words of its name (counted three times), of its
-qualified name and path, and the words of its signature, first doc line and the
-comments right above it, all lightly stemmed, so "where do we retry failed connections" finds `retry_connection`.
+qualified name and path, and the words of its signature, first doc line and whole
+text (comments above it and body), all lightly stemmed, so "where do we retry
+failed connections" finds `retry_connection`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def terms(text: str) -> list[str]:
 class Index:
     """BM25 over definitions, built once per scan."""
 
-    def __init__(self, defs: list[Tag], signatures: dict[str, str], comments: dict[str, str],
+    def __init__(self, defs: list[Tag], signatures: dict[str, str], texts: dict[str, str],
                  prior: dict[str, float], secondary: set[str]):
         self.defs = defs
         self.signatures = signatures
@@ -57,7 +58,7 @@ class Index:
         for tag in defs:
             words = Counter(terms(tag.name) * NAME_WEIGHT)
             words.update(terms(" ".join([tag.qualname, tag.path.replace("/", " "), signatures[tag.id], tag.doc,
-                                         comments.get(tag.id, "")])))
+                                         texts.get(tag.id, "")])))
             self.docs.append(words)
         self.lengths = [sum(d.values()) for d in self.docs]
         self.avg_length = sum(self.lengths) / len(self.lengths) if self.lengths else 1.0
