@@ -17,9 +17,9 @@ from .tags import Tag
 from .words import STOPWORDS, subwords
 
 K1 = 1.2
-B = 0.75
+B = 0.5
 NAME_WEIGHT = 3
-PRIOR = 0.3
+PRIOR = 0.6
 SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ies", "es", "ed", "s", "e")
