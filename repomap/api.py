@@ -45,6 +45,23 @@ class _Cached:
     notes: tuple[str, ...]  # counted again on every scan
 
 
+def _own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
+    """Each definition's text without the definitions nested in it, so a class's words are
+    its own and not all of its methods'. `defs` are in source order."""
+    texts = {}
+    for i, tag in enumerate(defs):
+        pieces, cursor = [], tag.head_byte if tag.head_byte >= 0 else tag.start_byte
+        for inner in defs[i + 1:]:
+            if inner.start_byte >= tag.end_byte:
+                break
+            if inner.start_byte >= cursor and inner.end_byte <= tag.end_byte:
+                pieces.append(source[cursor:inner.start_byte])
+                cursor = inner.end_byte
+        pieces.append(source[cursor:tag.end_byte])
+        texts[tag.id] = b"".join(pieces).decode("utf-8", errors="replace")
+    return texts
+
+
 class RepoMap:
     """A repository's map, built again cheaply on every call (unchanged files are not re-parsed).
 
@@ -104,7 +121,9 @@ class RepoMap:
         signatures = {}
         for rel, file_tags in scan.tags.items():
             signatures.update(render.signatures(file_tags, scan.sources[rel]))
-        texts = {t.id: scan.sources[t.path][t.head_byte:t.end_byte].decode("utf-8", errors="replace") for t in defs}
+        texts = {}
+        for rel, file_tags in scan.tags.items():
+            texts.update(_own_texts([t for t in file_tags if t.role == "def"], scan.sources[rel]))
         index = Index(defs, signatures, texts, {r.tag.id: r.score for r in ranked},
                       {f for f in scan.tags if discover.is_secondary(f)})
         return index.search(query, limit, lambda t: (kind in (None, t.kind))
