@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import discover, graph, render, retrieve, tags, words
+from . import cache, discover, graph, render, retrieve, tags, words
 from .graph import Ranked, Signals
+from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .search import Hit, Index
 from .tags import Tag
@@ -30,19 +32,31 @@ class MapResult:
 
 @dataclass
 class Scan:
-    """The tagged files of one look at the repository."""
+    """The tagged files of one look at the repository; sources are read when first asked for."""
 
-    sources: dict[str, bytes]
-    tags: dict[str, list[Tag]]
+    infos: dict[str, FileInfo]
+    sources: Sources
     notes: dict[str, int]
+    state: str  # a digest of the files' stamps
+
+    def defs(self) -> dict[str, list[Tag]]:
+        return {rel: info.defs for rel, info in self.infos.items()}
 
 
-@dataclass
-class _Cached:
-    stamp: tuple[int, int]
-    data: bytes
-    tags: list[Tag]
-    notes: tuple[str, ...]  # counted again on every scan
+class Sources(dict):
+    """File bytes by repository-relative path, read on first use (b"" if gone meanwhile)."""
+
+    def __init__(self, root: Path):
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, rel: str) -> bytes:
+        try:
+            data = (self.root / rel).read_bytes()
+        except OSError:
+            data = b""
+        self[rel] = data
+        return data
 
 
 def _own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
@@ -72,7 +86,8 @@ class RepoMap:
     def __init__(self, root: str | os.PathLike, *, tokens: int = 1024, fmt: str = "text",
                  template: str | os.PathLike | None = None, include: Iterable[str] = (),
                  exclude: Iterable[str] = (), hide_secondary: bool = False,
-                 max_file_bytes: int = discover.MAX_FILE_BYTES):
+                 max_file_bytes: int = discover.MAX_FILE_BYTES, cache_dir: str | os.PathLike | None = None,
+                 use_cache: bool = True):
         self.root = Path(root).resolve()
         if not self.root.exists():
             raise RepoMapError(f"no such directory: {root}")
@@ -92,8 +107,9 @@ class RepoMap:
         self.include = list(include)
         self.exclude = list(exclude)
         self.hide_secondary = hide_secondary
-        self.max_file_bytes = max_file_bytes
-        self._cache: dict[str, _Cached] = {}
+        folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
+        self.indexer = Indexer(self.root, folder, max_file_bytes)
+        self._graph: tuple[str, graph.Edges] | None = None
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
                      mentioned_fnames: Iterable[str] = (), mentioned_idents: Iterable[str] = (),
@@ -104,28 +120,45 @@ class RepoMap:
 
     def build(self, *, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", tokens: int | None = None,
-              other_files: Iterable[str] | None = None) -> MapResult:
-        """Scan, rank and render; the map fits `tokens` (default: the budget given at construction)."""
-        scan = self.scan(other_files=other_files, extra=focus)
+              other_files: Iterable[str] | None = None, reuse: bool = False) -> MapResult:
+        """Scan, rank and render; the map fits `tokens` (default: the budget given at construction).
+
+        With `reuse`, the same request on unchanged files is answered from the cache without
+        reading the index (then `ranked` is empty).
+        """
+        focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
+        tally = discover.Tally()
+        stamps = self._stamps(other_files, focus, tally)
+        key = None
+        if reuse:
+            request = [self.indexer.state(stamps), focus, mention_files, mention_idents, query, tokens or self.tokens,
+                       self.fmt, self.template.read_text(encoding="utf-8") if self.template else None]
+            key = "map:" + cache.content_hash(json.dumps(request).encode())
+            stored = self.indexer.store.blob(key)
+            if stored:
+                saved = json.loads(stored)
+                return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"])
+        scan = self._scan(stamps, tally)
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
-        renderer = render.Renderer(scan.sources, scan.tags, file_rank, self.fmt, self.template)
+        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template)
         text, used = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
         order = list(dict.fromkeys(r.tag.path for r in ranked))
+        if key:
+            saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes}
+            self.indexer.store.save_blob(key, json.dumps(saved).encode())
         return MapResult(text, used, order, ranked, scan.notes)
 
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
         ranked, _ = self._rank(scan, query=query)
-        defs = [t for ts in scan.tags.values() for t in ts if t.role == "def" and not t.local]
-        signatures = {}
-        for rel, file_tags in scan.tags.items():
-            signatures.update(render.signatures(file_tags, scan.sources[rel]))
-        texts = {}
-        for rel, file_tags in scan.tags.items():
-            texts.update(_own_texts([t for t in file_tags if t.role == "def"], scan.sources[rel]))
+        defs = [t for info in scan.infos.values() for t in info.defs if not t.local]
+        signatures, texts = {}, {}
+        for rel, info in scan.infos.items():
+            signatures.update(render.signatures(info.defs, scan.sources[rel]))
+            texts.update(_own_texts(info.defs, scan.sources[rel]))
         index = Index(defs, signatures, texts, {r.tag.id: r.score for r in ranked},
-                      {f for f in scan.tags if discover.is_secondary(f)})
+                      {f for f in scan.infos if discover.is_secondary(f)})
         return index.search(query, limit, lambda t: (kind in (None, t.kind))
                             and (path is None or discover.glob_match(t.path, path)))
 
@@ -133,22 +166,30 @@ class RepoMap:
         """The exact source of the definition an ID, `path::name`, `path:line` or unique name names."""
         form, path, symbol, line = retrieve.parse_target(target)
         if form == "name":
-            defs = [t for ts in self.scan().tags.values() for t in ts if t.role == "def"]
-            tag = retrieve.by_name(symbol, defs)
+            scan = self.scan()
+            tag = retrieve.by_name(symbol, [t for info in scan.infos.values() for t in info.defs])
+            rel = tag.path
         else:
             rel = retrieve.safe_relative(self.root, path)
-            defs = self._file_defs(rel)
-            tag = retrieve.in_file(target, symbol, defs) if form == "id" else retrieve.at_line(rel, line, defs)
-        return retrieve.snippet(tag, self._cache[tag.path].data)
+        data, file_tags = self._parse_now(rel)
+        defs = [t for t in file_tags if t.role == "def"]
+        if form == "id":
+            tag = retrieve.in_file(target, symbol, defs)
+        elif form == "line":
+            tag = retrieve.at_line(rel, line, defs)
+        else:  # the file may have changed since the scan: find the same definition in what was read
+            tag = retrieve.in_file(tag.id, tag.qualname + "#" + tag.kind, defs)
+        return retrieve.snippet(tag, data)
 
     def refs(self, target: str) -> tuple[Tag, list[tuple[Tag, Tag | None]]]:
         """The definition `target` names, and each reference to its name with its enclosing definition."""
         definition = self.retrieve(target).tag
         family = tags.family_for(definition.path)
         found = []
-        for rel, file_tags in sorted(self.scan().tags.items()):
-            if tags.family_for(rel) != family:
+        for rel, info in sorted(self.scan().infos.items()):
+            if tags.family_for(rel) != family or definition.name not in info.refs:
                 continue
+            file_tags = self._parse_now(rel)[1]
             defs = [t for t in file_tags if t.role == "def"]
             for ref in file_tags:
                 if ref.role == "ref" and ref.name == definition.name:
@@ -157,41 +198,63 @@ class RepoMap:
         return definition, found
 
     def scan(self, other_files: Iterable[str] | None = None, extra: Iterable[str] = ()) -> Scan:
-        """Discover and tag the repository's files (unchanged ones come from the cache)."""
+        """Discover and tag the repository's files (unchanged ones come from memory or the cache)."""
         tally = discover.Tally()
+        return self._scan(self._stamps(other_files, extra, tally), tally)
+
+    def _stamps(self, other_files: Iterable[str] | None, extra: Iterable[str], tally: discover.Tally
+                ) -> dict[str, tuple[int, int]]:
         if other_files is None:
             candidates = discover.list_files(self.root)
         else:
             candidates = sorted({self._relative(p) for p in [*extra, *other_files]} - {None})
-        sources, tags_by_file = self._scan([c for c in candidates if self._wanted(c)], tally)
-        if other_files is None:  # forget deleted files
-            self._cache = {rel: c for rel, c in self._cache.items() if rel in tags_by_file}
-        return Scan(sources, tags_by_file, tally.counts)
+        return self.indexer.stamps([c for c in candidates if self._wanted(c)], tally)
+
+    def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> Scan:
+        infos = self.indexer.refresh(stamps, tally)
+        return Scan(infos, Sources(self.root), tally.counts, self.indexer.state(stamps))
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
-        files = sorted(scan.tags)
-        defined = Counter(t.name for ts in scan.tags.values() for t in ts if t.role == "def")
+        files = sorted(scan.infos)
+        defined = Counter(t.name for info in scan.infos.values() for t in info.defs)
         named = words.mentions(" ".join(mention_files), files, defined)
         asked = words.mentions(query, files, defined)
         signals = Signals(
-            focus={r for r in map(self._relative, focus) if r in scan.tags},
+            focus={r for r in map(self._relative, focus) if r in scan.infos},
             mentioned_files=(named.files | asked.files | {r for r in map(self._relative, mention_files) if r}),
             mentioned_idents=set(mention_idents) | asked.idents,
             terms=asked.terms,
             secondary={f for f in files if discover.is_secondary(f)},
         )
-        return graph.rank(scan.tags, signals)
+        return graph.rank(scan.infos, signals, self._edges(scan, signals.secondary))
 
-    def _file_defs(self, rel: str) -> list[Tag]:
-        """One file's definitions, re-tagged if it changed since the last look."""
+    def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
+        """The reference graph, from memory or the cache while no file changed, else built anew."""
+        key = f"edges:{scan.state}"
+        if self._graph is not None and self._graph[0] == key:
+            return self._graph[1]
+        stored = self.indexer.store.blob(key)
+        try:
+            edges = graph.Edges.from_bytes(stored) if stored else None
+        except (ValueError, KeyError, OSError):
+            edges = None
+        if edges is None:
+            edges = graph.build_edges(scan.infos, secondary)
+            self.indexer.store.save_blob(key, edges.to_bytes())
+        self._graph = (key, edges)
+        return edges
+
+    def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
+        """One file's bytes and tags, read and parsed now, so both are of the same moment."""
         language = tags.language_for(rel)
-        if not (self.root / rel).is_file() or language is None:
+        if language is None or not (self.root / rel).is_file():
             raise retrieve.NotFound(f"no source file {rel}", [])
-        cached = self._tag_file(rel, language, discover.Tally())
-        if cached is None:
-            raise retrieve.NotFound(f"{rel} cannot be tagged (binary, too large or minified)", [])
-        return [t for t in cached.tags if t.role == "def"]
+        data, why = discover.read_source(self.root / rel, self.indexer.max_bytes)
+        result = tags.extract(rel, data, language) if data is not None else None
+        if result is None:
+            raise retrieve.NotFound(f"{rel} cannot be tagged ({why or 'no working query'})", [])
+        return data, result.tags
 
     def _relative(self, path: str | os.PathLike) -> str | None:
         """A repository-relative path with /, or None if the path is outside the root."""
@@ -210,51 +273,3 @@ class RepoMap:
         if any(discover.glob_match(rel, g) for g in self.exclude):
             return False
         return not (self.hide_secondary and discover.is_secondary(rel))
-
-    def _scan(self, candidates: list[str], tally: discover.Tally
-              ) -> tuple[dict[str, bytes], dict[str, list[Tag]]]:
-        sources: dict[str, bytes] = {}
-        tags_by_file: dict[str, list[Tag]] = {}
-        for rel in candidates:
-            language = tags.language_for(rel)
-            if language is None:
-                tally.add("not source code")
-                continue
-            cached = self._tag_file(rel, language, tally)
-            if cached is not None:
-                sources[rel] = cached.data
-                tags_by_file[rel] = cached.tags
-        return sources, tags_by_file
-
-    def _tag_file(self, rel: str, language: str, tally: discover.Tally) -> _Cached | None:
-        path = self.root / rel
-        try:
-            info = path.stat()
-        except OSError:
-            tally.add("unreadable")
-            return None
-        stamp = (info.st_size, info.st_mtime_ns)
-        cached = self._cache.get(rel)
-        if cached is not None and cached.stamp == stamp:
-            for note in cached.notes:
-                tally.add(note)
-            return cached
-        source = discover.read_source(self.root, rel, tally, self.max_file_bytes)
-        if source is None:
-            return None
-        result = tags.extract(rel, source.data, language)
-        if result is None:
-            tally.add(f"no working {language} query")
-            return None
-        notes = []
-        try:
-            source.data.decode("utf-8")
-        except UnicodeDecodeError:
-            notes.append("not UTF-8 (tagged anyway)")
-        if result.syntax_error:
-            notes.append("with syntax errors (partial tags)")
-        for note in notes:
-            tally.add(note)
-        self._cache[rel] = _Cached(stamp, source.data, result.tags, tuple(notes))
-        return self._cache[rel]
-

@@ -9,7 +9,7 @@ import sys
 import time
 import traceback
 
-from . import __version__
+from . import __version__, tags
 from .api import RepoMap, RepoMapError
 from .discover import MAX_FILE_BYTES
 from .render import FORMATS
@@ -65,7 +65,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="hide tests, vendored, generated and minified files instead of ranking them lower")
     m.add_argument("--max-file-size", type=_positive, default=MAX_FILE_BYTES, metavar="BYTES",
                    help=f"skip larger files (default {MAX_FILE_BYTES})")
+    _cache_options(m)
     m.set_defaults(run=_run_map)
+
+    i = commands.add_parser("index", help="build or refresh the persistent index and summarise it",
+                            description="Tag every changed file (in parallel) into the cache; print a summary.")
+    i.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
+    _cache_options(i)
+    i.set_defaults(run=_run_index)
 
     r = commands.add_parser("retrieve", help="print the exact source of definitions",
                             description="Print definitions byte for byte, by ID, path::name, path:line or unique name.")
@@ -93,6 +100,17 @@ def _parser() -> argparse.ArgumentParser:
 def _common(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--root", default=".", help="repository root (default: current directory)")
     sub.add_argument("--json", action="store_true", help="JSON with a _meta block of token figures")
+    _cache_options(sub)
+
+
+def _cache_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--cache-dir", metavar="DIR",
+                     help="where the index lives (default: $REPOMAP_CACHE_DIR or the user cache folder)")
+    sub.add_argument("--no-cache", action="store_true", help="neither read nor write the index")
+
+
+def _repo(args: argparse.Namespace, root: str, **options) -> RepoMap:
+    return RepoMap(root, cache_dir=args.cache_dir, use_cache=not args.no_cache, **options)
 
 
 def _positive(text: str) -> int:
@@ -107,25 +125,46 @@ def _positive(text: str) -> int:
 
 def _run_map(args: argparse.Namespace) -> int:
     query = sys.stdin.read() if args.query == "-" else (args.query or "")
-    repo = RepoMap(args.path, tokens=args.tokens, fmt=args.format, template=args.template,
-                   include=args.include, exclude=args.exclude, hide_secondary=args.hide_secondary,
-                   max_file_bytes=args.max_file_size)
+    repo = _repo(args, args.path, tokens=args.tokens, fmt=args.format, template=args.template,
+                 include=args.include, exclude=args.exclude, hide_secondary=args.hide_secondary,
+                 max_file_bytes=args.max_file_size)
     for name in args.focus:
         if not os.path.isfile(name) and not (repo.root / name).is_file():
             raise RepoMapError(f"no such focus file: {name}")
     result = repo.build(focus=args.focus, mention_files=args.mention_file,
-                        mention_idents=args.mention_ident, query=query)
+                        mention_idents=args.mention_ident, query=query, reuse=True)
     sys.stdout.write(result.text)
     sys.stdout.flush()
-    if result.notes:
-        counts = ", ".join(f"{n} {reason}" for reason, n in sorted(result.notes.items()))
+    _print_notes(result.notes)
+    return 0
+
+
+def _print_notes(notes: dict[str, int]) -> None:
+    if notes:
+        counts = ", ".join(f"{n} {reason}" for reason, n in sorted(notes.items()))
         print(f"repomap: files: {counts}", file=sys.stderr)
+
+
+def _run_index(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    repo = _repo(args, args.path)
+    scan = repo.scan()
+    languages: dict[str, int] = {}
+    for rel in scan.infos:
+        language = tags.language_for(rel) or "?"
+        languages[language] = languages.get(language, 0) + 1
+    symbols = sum(len(info.defs) for info in scan.infos.values())
+    where = "no cache" if repo.indexer.store.db is None else str(repo.indexer.store.path)
+    print(f"{len(scan.infos)} files ({repo.indexer.changed} read again), {symbols} symbols "
+          f"in {time.perf_counter() - started:.2f} s; index: {where}")
+    print("languages: " + ", ".join(f"{name} {n}" for name, n in sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))))
+    _print_notes(scan.notes)
     return 0
 
 
 def _run_retrieve(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    repo = RepoMap(args.root)
+    repo = _repo(args, args.root)
     found, missing = [], []
     for target in args.targets:
         try:
@@ -158,7 +197,7 @@ def _block(snippet: Snippet) -> bytes:
 def _run_search(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     query = sys.stdin.read() if args.query == "-" else args.query
-    repo = RepoMap(args.root)
+    repo = _repo(args, args.root)
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
     lines = [f"{h.tag.id}  {h.tag.path}:{h.tag.line}-{h.tag.end_line}  {h.score:.2f}  "
              f"{h.signature.splitlines()[0][:120] if h.signature else ''}" for h in hits]
@@ -175,7 +214,7 @@ def _run_search(args: argparse.Namespace) -> int:
 
 def _run_refs(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    repo = RepoMap(args.root)
+    repo = _repo(args, args.root)
     definition, found = repo.refs(args.target)
     lines = [f"{ref.path}:{ref.line}  {around.id if around else '(top level)'}" for ref, around in found]
     text = f"{definition.id}  {len(found)} references\n" + "".join(line + "\n" for line in lines)

@@ -19,14 +19,6 @@ SECONDARY_NAME = re.compile(
 
 
 @dataclass
-class SourceFile:
-    """A file to tag: its path relative to the root (with /) and its bytes."""
-
-    rel: str
-    data: bytes
-
-
-@dataclass
 class Tally:
     """Counts of files skipped or worth a word, by reason, for the one stderr summary line."""
 
@@ -170,22 +162,17 @@ def _ignored(rel: str, is_dir: bool, rules: list[tuple[str, list[tuple[re.Patter
     return ignored
 
 
-def read_source(root: Path, rel: str, tally: Tally, max_bytes: int = MAX_FILE_BYTES) -> SourceFile | None:
-    """The file's bytes, or None (counted in `tally`) if unreadable, too large, binary or minified."""
-    path = root / rel
+def read_source(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | None, str]:
+    """The file's bytes, or None and why not: unreadable, too large, binary or minified."""
     try:
         if path.stat().st_size > max_bytes:
-            tally.add("too large")
-            return None
+            return None, "too large"
         data = path.read_bytes()
     except OSError:
-        tally.add("unreadable")
-        return None
+        return None, "unreadable"
     if b"\0" in data[:8192]:
-        tally.add("binary")
-        return None
+        return None, "binary"
     lines = data.splitlines()
     if sum(1 for line in lines if len(line) > LONG_LINE) * 2 > len(lines):
-        tally.add("minified (long lines)")
-        return None
-    return SourceFile(rel, data)
+        return None, "minified (long lines)"
+    return data, ""

@@ -10,12 +10,15 @@ points at, so a definition's score says how much the ranked files lean on it.
 
 from __future__ import annotations
 
+import io
+import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-import networkx as nx
+import numpy as np
 
+from .index import FileInfo
 from .tags import Tag, family_for
 from .words import subwords
 
@@ -23,12 +26,10 @@ FOCUS_EDGE = 50.0
 # A call of `get` may mean any type's `get` method, and `x.lower()` rarely means a
 # module's function `lower` when most files call `.lower()`; `Func()` is specific.
 METHOD_CALL = 0.1
-_REF_BUCKET = {"call": 1, "member": 2}
 MENTIONED_NAME = 10.0
 PRIVATE_NAME = 0.1
 COMMON_NAME_FILES = 5
 SECONDARY = 0.1
-EXTERNAL = "\0external"  # the sink node; no path can contain NUL
 
 
 @dataclass
@@ -48,90 +49,157 @@ class Ranked:
     tag: Tag
 
 
-def rank(tags_by_file: dict[str, list[Tag]], signals: Signals) -> tuple[list[Ranked], dict[str, float]]:
-    """Definitions best first (focus files left out) and each file's PageRank."""
-    files = sorted(tags_by_file)
-    definers: dict[str, set[str]] = defaultdict(set)
-    only_methods: set[tuple[str, str]] = set()  # (file, name) where every definition is a method
-    # name -> file -> [imports, type uses and inheritance; plain calls; calls on a receiver]
-    ref_counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
-    for path in files:
-        kinds: dict[str, set[str]] = defaultdict(set)
-        for tag in tags_by_file[path]:
-            if tag.role == "ref":
-                ref_counts[tag.name][path][_REF_BUCKET.get(tag.kind, 0)] += 1
-            elif not tag.local:
-                definers[tag.name].add(path)
-                kinds[tag.name].add(tag.kind)
-        only_methods.update((path, name) for name, k in kinds.items() if k == {"method"})
-    referring_files = {name: len(by_file) for name, by_file in ref_counts.items()}
-    member_files = {name: sum(1 for *_, members in by_file.values() if members)
-                    for name, by_file in ref_counts.items()}
+@dataclass
+class Edges:
+    """The reference graph before a task's signals: one row per (source file, target file, name).
 
-    family = {path: family_for(path) for path in files}
-    edges: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
-    unresolved: dict[str, float] = defaultdict(float)
+    It depends only on the files' tags, so a chat loop builds it once and reuses it while
+    no file changes; a task's mentions and focus files only rescale rows.
+    """
+
+    files: list[str]
+    names: list[str]
+    src: np.ndarray  # file index
+    dst: np.ndarray  # file index
+    name: np.ndarray  # index into names
+    weight: np.ndarray
+    external: np.ndarray  # per file: reference mass to names defined nowhere here
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        np.savez(buffer, src=self.src, dst=self.dst, name=self.name, weight=self.weight, external=self.external,
+                 text=np.frombuffer(json.dumps([self.files, self.names]).encode(), dtype=np.uint8))
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Edges:
+        arrays = np.load(io.BytesIO(data), allow_pickle=False)
+        files, names = json.loads(arrays["text"].tobytes())
+        return cls(files, names, arrays["src"], arrays["dst"], arrays["name"], arrays["weight"], arrays["external"])
+
+
+def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
+    files = sorted(infos)
+    index = {path: i for i, path in enumerate(files)}
+    definers: dict[str, list[int]] = defaultdict(list)
+    only_methods: set[tuple[int, str]] = set()  # (file, name) where every definition is a method
+    # name -> [(file, [imports, type uses and inheritance; plain calls; calls on a receiver])]
+    ref_counts: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)
+    for i, path in enumerate(files):
+        kinds: dict[str, set[str]] = defaultdict(set)
+        for tag in infos[path].defs:
+            if not tag.local:
+                kinds[tag.name].add(tag.kind)
+        for name, k in kinds.items():
+            definers[name].append(i)
+            if k == {"method"}:
+                only_methods.add((i, name))
+        for name, counts in infos[path].refs.items():
+            ref_counts[name].append((i, counts))
+
+    family = [family_for(path) for path in files]
+    is_secondary = [path in secondary for path in files]
+    names, src, dst, name_ids, weights = [], [], [], [], []
+    external = np.zeros(len(files))
+    n_files = len(files)
     for name in sorted(ref_counts):
-        for src, (uses, calls, members) in sorted(ref_counts[name].items()):
-            owners = [d for d in sorted(definers.get(name, ())) if d != src and family[d] == family[src]]
+        by_file = ref_counts[name]
+        owners_all = definers.get(name, [])
+        method_rarity = METHOD_CALL * _rarity(len(by_file), n_files)
+        member_rarity = _rarity(sum(1 for _, c in by_file if c[2]), n_files)
+        name_factor = _name_weight(name, len(owners_all))
+        name_id = len(names)
+        names.append(name)
+        for s, (uses, calls, members) in by_file:
+            owners = [d for d in owners_all if d != s and family[d] == family[s]]
             total = uses + calls + members
             mass = math.sqrt(total)
             if not owners:
-                unresolved[src] += mass
+                external[s] += mass
                 continue
-            base = _name_weight(name, len(owners), signals) / len(owners)
+            base = name_factor * mass / len(owners)
             resolved = 0.0
-            for dst in owners:
-                if (dst, name) in only_methods:  # nothing but a call on the right receiver reaches it
-                    specific = METHOD_CALL * _rarity(referring_files[name], len(files))
+            for d in owners:
+                if (d, name) in only_methods:  # nothing but a call on the right receiver reaches it
+                    weight = base * method_rarity
                 else:
-                    specific = (uses + calls + members * _rarity(member_files[name], len(files))) / total
-                weight = base * mass * specific
+                    weight = base * (uses + calls + members * member_rarity) / total
                 resolved += weight
-                if src in signals.focus:
-                    weight *= FOCUS_EDGE
-                if dst in signals.secondary:
-                    weight *= SECONDARY
-                edges[(src, dst)][name] = weight
-            unresolved[src] += max(0.0, mass - resolved)
+                src.append(s)
+                dst.append(d)
+                name_ids.append(name_id)
+                weights.append(weight * (SECONDARY if is_secondary[d] else 1.0))
+            external[s] += max(0.0, mass - resolved)
+    return Edges(files, names, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
+                 np.array(name_ids, dtype=np.int64), np.array(weights), external)
 
-    # References to names defined nowhere here (builtins, libraries, ambiguous methods) lead
-    # to a sink, so a file's rank flows to its own repository's code only as far as it uses it.
-    graph = nx.DiGraph()
-    graph.add_nodes_from(files)
-    for (src, dst), names in edges.items():
-        graph.add_edge(src, dst, weight=sum(names.values()))
-    for src, mass in unresolved.items():
-        if mass > 0:
-            graph.add_edge(src, EXTERNAL, weight=mass)
-    personal = _personalization(files, tags_by_file, signals)
-    try:
-        file_rank = nx.pagerank(graph, personalization=personal, dangling=personal, weight="weight")
-    except nx.PowerIterationFailedConvergence:
-        file_rank = personal
 
-    def_score: dict[tuple[str, str], float] = defaultdict(float)
-    out_weight = {f: graph.out_degree(f, weight="weight") for f in files}
-    file_rank.pop(EXTERNAL, None)
-    for (src, dst), names in edges.items():
-        for name, weight in names.items():
-            def_score[(dst, name)] += file_rank[src] * weight / out_weight[src]
+def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None
+         ) -> tuple[list[Ranked], dict[str, float]]:
+    """Definitions best first (focus files left out) and each file's PageRank."""
+    edges = edges or build_edges(infos, signals.secondary)
+    files, n = edges.files, len(edges.files)
+    weight = edges.weight.copy()
+    if signals.mentioned_idents:
+        mentioned = [i for i, name in enumerate(edges.names) if name in signals.mentioned_idents]
+        weight[np.isin(edges.name, mentioned)] *= MENTIONED_NAME
+    if signals.focus:
+        focus = [i for i, path in enumerate(files) if path in signals.focus]
+        weight[np.isin(edges.src, focus)] *= FOCUS_EDGE
+
+    personal = _personalization(files, infos, signals)
+    file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
+    out = np.bincount(edges.src, weights=weight, minlength=n) + edges.external
+    flow = file_rank[edges.src] * weight / np.where(out > 0, out, 1.0)[edges.src]
+    def_score: dict[tuple[int, int], float] = {}
+    for d, name_id, value in zip(edges.dst.tolist(), edges.name.tolist(), flow.tolist()):
+        def_score[(d, name_id)] = def_score.get((d, name_id), 0.0) + value
+    name_index = {name: i for i, name in enumerate(edges.names)}
 
     ranked = []
-    for path in files:
+    for i, path in enumerate(files):
         if path in signals.focus:
             continue
-        for tag in tags_by_file[path]:
-            if tag.role != "def":
-                continue
-            own = 1.0 if path in signals.mentioned_files else 0.01  # a mentioned file's own code counts
-            score = def_score[(path, tag.name)] + own * file_rank[path]
+        own = 1.0 if path in signals.mentioned_files else 0.01  # a mentioned file's own code counts
+        for tag in infos[path].defs:
+            score = def_score.get((i, name_index.get(tag.name, -1)), 0.0) + own * file_rank[i]
             score *= 1.0 + _match(tag.name, signals)
             if path in signals.secondary:
                 score *= SECONDARY
             ranked.append(Ranked(score, tag))
     ranked.sort(key=lambda r: (-r.score, r.tag.path, r.tag.start_byte))
-    return ranked, file_rank
+    return ranked, dict(zip(files, file_rank.tolist()))
+
+
+def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray,
+             personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100) -> np.ndarray:
+    """Personalized PageRank by power iteration on a sparse matrix, as networkx computes it,
+    over the files and one sink node (references to names defined nowhere here).
+
+    The sink and files without outgoing edges hand their rank out again by the
+    personalization vector. Returns the files' ranks (the sink's share left out).
+    """
+    from scipy import sparse  # imported here: a map answered from the cache never needs it
+
+    if n == 0:
+        return np.zeros(0)
+    sink = np.flatnonzero(external > 0)
+    rows = np.concatenate([src, sink])
+    cols = np.concatenate([dst, np.full(len(sink), n)])
+    values = np.concatenate([weight, external[sink]])
+    matrix = sparse.csr_array((values, (rows, cols)), shape=(n + 1, n + 1))
+    out = np.asarray(matrix.sum(axis=1)).ravel()
+    scale = np.divide(1.0, out, out=np.zeros(n + 1), where=out > 0)
+    matrix = sparse.csr_array(sparse.diags_array(scale) @ matrix)
+    dangling = out == 0
+    p = np.append(personal, 0.0) / personal.sum()
+    x = p.copy()
+    for _ in range(max_iter):
+        previous = x
+        x = alpha * (previous @ matrix + previous[dangling].sum() * p) + (1 - alpha) * p
+        if np.abs(x - previous).sum() < (n + 1) * tol:
+            break
+    return x[:n]
 
 
 def _rarity(n_referencing: int, n_files: int) -> float:
@@ -141,10 +209,8 @@ def _rarity(n_referencing: int, n_files: int) -> float:
     return max(0.05, 1.0 - math.log(max(n_referencing, 1)) / math.log(n_files))
 
 
-def _name_weight(name: str, n_definers: int, signals: Signals) -> float:
+def _name_weight(name: str, n_definers: int) -> float:
     weight = 1.0
-    if name in signals.mentioned_idents:
-        weight *= MENTIONED_NAME
     if name.startswith("_"):
         weight *= PRIVATE_NAME
     if n_definers > COMMON_NAME_FILES:
@@ -156,24 +222,27 @@ def _match(name: str, signals: Signals) -> float:
     """How strongly the task points at a definition name: exact mention, else shared sub-words."""
     if name in signals.mentioned_idents:
         return MENTIONED_NAME
+    if not signals.terms:
+        return 0.0
     parts = subwords(name)
-    if not parts or not signals.terms:
+    if not parts:
         return 0.0
     return sum(signals.terms.get(p, 0.0) for p in parts) / math.sqrt(len(parts))
 
 
-def _personalization(files: list[str], tags_by_file: dict[str, list[Tag]], signals: Signals) -> dict[str, float]:
+def _personalization(files: list[str], infos: dict[str, FileInfo], signals: Signals) -> np.ndarray:
     """Every file a little (secondary ones less); chat and mentioned files, and files whose
     definitions match the task, much more."""
-    personal = {}
-    for path in files:
+    personal = np.zeros(len(files))
+    for i, path in enumerate(files):
         weight = SECONDARY if path in signals.secondary else 1.0
         if path in signals.focus:
             weight += 100.0
         if path in signals.mentioned_files:
             weight += 100.0
-        defs = {t.name for t in tags_by_file[path] if t.role == "def"}
-        if defs:
-            weight += 10.0 * max(_match(name, signals) for name in defs)
-        personal[path] = weight
+        if signals.terms or signals.mentioned_idents:
+            defs = {t.name for t in infos[path].defs}
+            if defs:
+                weight += 10.0 * max(_match(name, signals) for name in defs)
+        personal[i] = weight
     return personal

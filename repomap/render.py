@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import jinja2
 
@@ -39,11 +39,11 @@ class FileView:
 class Renderer:
     """Turns a selection of ranked definitions into text with one jinja2 template."""
 
-    def __init__(self, sources: dict[str, bytes], tags_by_file: dict[str, list[Tag]],
+    def __init__(self, sources: Mapping[str, bytes], defs: dict[str, list[Tag]],
                  file_rank: dict[str, float], fmt: str = "text", template: Path | None = None):
         self.sources = sources
         self.file_rank = file_rank
-        self.defs = {p: [t for t in tags if t.role == "def"] for p, tags in tags_by_file.items()}
+        self.defs = defs
         self._lines: dict[str, list[str]] = {}
         self._empty_cost: int | None = None
         self.template = _load_template(fmt, template)
@@ -164,7 +164,7 @@ def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]
     """
     best_text = render([])
     best_tokens = count_tokens(best_text)
-    low, high = 0, len(ranked)
+    low, high = 0, min(len(ranked), budget)  # every definition costs at least a token
     while low < high:
         mid = (low + high + 1) // 2
         text = render(ranked[:mid])

@@ -39,6 +39,8 @@ def mentions(text: str, files: list[str], defined: Counter[str]) -> Mentions:
     weighted by how rare they are among the definitions' sub-words.
     """
     found = Mentions()
+    if not text.strip():
+        return found
     by_base: dict[str, list[str]] = {}
     for path in files:
         by_base.setdefault(PurePosixPath(path).name, []).append(path)

@@ -4,9 +4,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import tempfile
+
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# Every test run gets its own cache folder, for the CLI in subprocesses and the library alike.
+os.environ["REPOMAP_CACHE_DIR"] = tempfile.mkdtemp(prefix="repomap-test-cache-")
 
 
 def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:

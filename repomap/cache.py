@@ -1,0 +1,158 @@
+"""The persistent index: one SQLite file per repository, outside the work tree.
+
+Rows are keyed by path, with (size, mtime_ns) as the fast check and a content hash
+as the truth. The whole store is dropped when repomap, a grammar or a query
+changes. A corrupt file is moved aside and rebuilt; an unwritable location means
+working without a cache. Both say so once on stderr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import sys
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from .resources import resource_dir
+
+KEEP_BLOBS = 16
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL, payload BLOB NOT NULL
+);
+"""
+
+
+def default_dir() -> Path:
+    """$REPOMAP_CACHE_DIR, else the user cache folder."""
+    if os.environ.get("REPOMAP_CACHE_DIR"):
+        return Path(os.environ["REPOMAP_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "repomap"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def fingerprint() -> str:
+    """What the stored tags depend on: repomap, tree-sitter, the grammars and our queries."""
+    from . import __version__
+
+    digest = hashlib.blake2b(digest_size=16)
+    for package in ("tree-sitter", "tree-sitter-language-pack"):
+        try:
+            digest.update(f"{package}={version(package)};".encode())
+        except PackageNotFoundError:
+            digest.update(f"{package}=?;".encode())
+    digest.update(__version__.encode())
+    for query in sorted(resource_dir("queries").glob("*.scm")):
+        digest.update(query.name.encode() + query.read_bytes())
+    return digest.hexdigest()
+
+
+class Store:
+    """Stored tag payloads of one repository; every method is safe to call when disabled."""
+
+    def __init__(self, root: Path, folder: Path | None):
+        self.db: sqlite3.Connection | None = None
+        if folder is None:
+            return
+        name = hashlib.blake2b(str(root).encode(), digest_size=8).hexdigest()
+        self.path = folder / f"{root.name[:40]}-{name}.sqlite"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.db = self._open()
+        except sqlite3.DatabaseError:
+            self._move_aside()
+        except OSError as exc:
+            _warn(f"cannot use the cache at {folder} ({exc.strerror or exc}); working without it")
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(SCHEMA)
+        stamp = fingerprint()
+        row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if row is None or row[0] != stamp:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("DELETE FROM files")
+                db.execute("DELETE FROM blobs")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (stamp,))
+        return db
+
+    def _move_aside(self) -> None:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+        _warn(f"the cache {self.path} was corrupt; moved it to {aside.name} and rebuilding")
+        try:
+            os.replace(self.path, aside)
+            for suffix in ("-wal", "-shm"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            self.db = self._open()
+        except (OSError, sqlite3.DatabaseError) as exc:
+            _warn(f"cannot rebuild the cache ({exc}); working without it")
+            self.db = None
+
+    def load(self) -> dict[str, tuple[int, int, str, bytes]]:
+        """path -> (size, mtime_ns, hash, payload) for every stored file."""
+        if self.db is None:
+            return {}
+        try:
+            rows = self.db.execute("SELECT path, size, mtime_ns, hash, payload FROM files").fetchall()
+        except sqlite3.DatabaseError:
+            self._move_aside()
+            return {}
+        return {path: (size, mtime, digest, payload) for path, size, mtime, digest, payload in rows}
+
+    def blob(self, key: str) -> bytes | None:
+        """A derived result stored under `key` (the last few are kept)."""
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute("SELECT value FROM blobs WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return row[0] if row else None
+
+    def save_blob(self, key: str, value: bytes) -> None:
+        if self.db is None:
+            return
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, value))
+                self.db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
+                                f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")
+        except sqlite3.DatabaseError as exc:
+            _warn(f"could not update the cache ({exc})")
+
+    def save(self, rows: list[tuple[str, int, int, str, bytes]], deleted: list[str]) -> None:
+        """Store new and changed files and forget deleted ones, in one transaction."""
+        if self.db is None or not (rows or deleted):
+            return
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", rows)
+                self.db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])
+        except sqlite3.OperationalError as exc:  # locked for longer than the timeout, or read-only
+            _warn(f"could not update the cache ({exc}); this run's results are not stored")
+        except sqlite3.DatabaseError:
+            self._move_aside()
+
+
+_warned: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        print(f"repomap: warning: {message}", file=sys.stderr)

@@ -1,0 +1,210 @@
+"""Keep a repository's tags current: stat every file, re-tag only what changed (in parallel
+when there is much of it), and remember the results in memory and in the persistent cache."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import astuple, dataclass
+from pathlib import Path
+
+from . import cache, discover, tags
+from .tags import Tag
+
+PAYLOAD_VERSION = 1
+PARALLEL_FROM = 64  # files to parse before a process pool pays for itself
+CHUNK = 32
+# Reference kinds by what they say about the name: [uses (imports, types,
+# inheritance), plain calls, calls on a receiver].
+_BUCKET = {"call": 1, "member": 2}
+
+
+@dataclass
+class FileInfo:
+    """What ranking, rendering and search need of one file."""
+
+    defs: list[Tag]
+    refs: dict[str, list[int]]  # name -> [uses, calls, receiver calls]
+
+
+@dataclass
+class _Known:
+    stamp: tuple[int, int]
+    info: FileInfo | None  # None: skipped (binary, too large, ...), for the reason in notes
+    notes: tuple[str, ...]  # counted on every scan (why skipped; syntax errors, not UTF-8)
+
+
+class Indexer:
+    """The tags of one repository, refreshed on every call; unchanged files cost a stat."""
+
+    def __init__(self, root: Path, cache_dir: Path | None, max_bytes: int = discover.MAX_FILE_BYTES):
+        self.root = root
+        self.max_bytes = max_bytes
+        self.store = cache.Store(root, cache_dir)
+        self._known: dict[str, _Known] = {}
+        self._stored: dict[str, tuple[int, int, str, bytes]] | None = None
+        self.changed = 0  # files the last refresh had to read again
+
+    def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
+        """(size, mtime_ns) of each candidate in a language we tag; counts the others in `tally`."""
+        stamps = {}
+        for rel in candidates:
+            if tags.language_for(rel) is None:
+                tally.add("not source code")
+                continue
+            try:
+                info = os.stat(self.root / rel)
+            except OSError:
+                tally.add("unreadable")
+                continue
+            stamps[rel] = (info.st_size, info.st_mtime_ns)
+        return stamps
+
+    def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> dict[str, FileInfo]:
+        """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`."""
+        if self._stored is None:
+            self._stored = self.store.load()
+        todo: list[tuple[str, str, tuple[int, int]]] = []
+        for rel, stamp in stamps.items():
+            language = tags.language_for(rel)
+            known = self._known.get(rel)
+            if known is None or known.stamp != stamp:
+                row = self._stored.get(rel)
+                known = _decode(row[3], stamp) if row is not None and row[:2] == stamp else None
+            if known is None:
+                todo.append((rel, language, stamp))
+            else:
+                self._known[rel] = known
+        self._update(todo)
+        self.changed = len(todo)
+        self._forget({r for r in self._known if not (self.root / r).is_file()})
+        out = {}
+        for rel in stamps:
+            known = self._known.get(rel)
+            if known is None:
+                continue
+            for note in known.notes:
+                tally.add(note)
+            if known.info is not None:
+                out[rel] = known.info
+        return out
+
+    @staticmethod
+    def state(stamps: dict[str, tuple[int, int]]) -> str:
+        """A digest of the files' stamps: equal digests, equal tags."""
+        digest = cache.hashlib.blake2b(digest_size=16)
+        for rel in sorted(stamps):
+            size, mtime = stamps[rel]
+            digest.update(f"{rel}\0{size}\0{mtime}\0".encode())
+        return digest.hexdigest()
+
+    def _update(self, todo: list[tuple[str, str, tuple[int, int]]]) -> None:
+        """Re-tag changed files; a file whose content hash is stored is only re-stamped."""
+        rows, to_parse = [], []
+        for rel, language, stamp in todo:
+            data, reason = discover.read_source(self.root / rel, self.max_bytes)
+            if data is None:
+                payload = _encode(None, (reason,))
+                self._known[rel] = _decode(payload, stamp)
+                rows.append((rel, *stamp, "", payload))
+                continue
+            digest = cache.content_hash(data)
+            row = self._stored.get(rel)
+            if row is not None and row[2] == digest:
+                self._known[rel] = _decode(row[3], stamp)
+                rows.append((rel, *stamp, digest, row[3]))
+            else:
+                to_parse.append((rel, language, stamp, digest, data))
+        for (rel, _, stamp, digest, _), payload in zip(to_parse, self._parse_all(to_parse)):
+            self._known[rel] = _decode(payload, stamp)
+            rows.append((rel, *stamp, digest, payload))
+        self.store.save(rows, [])
+        for rel, size, mtime, digest, payload in rows:
+            self._stored[rel] = (size, mtime, digest, payload)
+
+    def _parse_all(self, items: list[tuple]) -> list[bytes]:
+        jobs = [(rel, language, data) for rel, language, _, _, data in items]
+        progress = _Progress(len(jobs))
+        if len(jobs) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
+            payloads = []
+            for job in jobs:
+                payloads.append(_tag_payload(job))
+                progress.step(1)
+        else:
+            chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
+            payloads = []
+            with ProcessPoolExecutor(os.cpu_count()) as pool:
+                for done in pool.map(_tag_chunk, chunks):
+                    payloads.extend(done)
+                    progress.step(len(done))
+        progress.close()
+        return payloads
+
+    def _forget(self, missing: set[str]) -> None:
+        for rel in missing:
+            self._known.pop(rel, None)
+            self._stored.pop(rel, None)
+        self.store.save([], sorted(missing))
+
+
+def _tag_chunk(jobs: list[tuple[str, str, bytes]]) -> list[bytes]:
+    return [_tag_payload(job) for job in jobs]
+
+
+def _tag_payload(job: tuple[str, str, bytes]) -> bytes:
+    rel, language, data = job
+    result = tags.extract(rel, data, language)
+    if result is None:
+        return _encode(None, (f"no working {language} query",))
+    notes = []
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        notes.append("not UTF-8 (tagged anyway)")
+    if result.syntax_error:
+        notes.append("with syntax errors (partial tags)")
+    defs = [t for t in result.tags if t.role == "def"]
+    refs: dict[str, list[int]] = {}
+    for tag in result.tags:
+        if tag.role == "ref":
+            refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
+    return _encode(FileInfo(defs, refs), tuple(notes))
+
+
+def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
+    body = None if info is None else ([astuple(t) for t in info.defs], info.refs)
+    return marshal.dumps((PAYLOAD_VERSION, body, notes))
+
+
+def _decode(payload: bytes, stamp: tuple[int, int]) -> _Known | None:
+    """The stored result, or None when the payload is unreadable (then the file is re-tagged)."""
+    try:
+        version, body, notes = marshal.loads(payload)
+        if version != PAYLOAD_VERSION:
+            return None
+        info = None if body is None else FileInfo([Tag(*t) for t in body[0]], body[1])
+        return _Known(stamp, info, tuple(notes))
+    except (ValueError, TypeError, EOFError):
+        return None
+
+
+class _Progress:
+    """A progress line on stderr, only on a terminal and only once a run takes over a second."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.started = total, 0, time.monotonic()
+        self.shown = False
+        self.enabled = total > 0 and sys.stderr.isatty()
+
+    def step(self, n: int) -> None:
+        self.done += n
+        if self.enabled and time.monotonic() - self.started > 1.0:
+            self.shown = True
+            print(f"\rrepomap: tagging {self.done}/{self.total} files", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
