@@ -80,7 +80,7 @@ class Indexer:
                 self._known[rel] = known
         self._update(todo)
         self.changed = len(todo)
-        self._forget({r for r in self._known if not (self.root / r).is_file()})
+        self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not (self.root / r).is_file()})
         out = {}
         for rel in stamps:
             known = self._known.get(rel)

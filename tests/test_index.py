@@ -1,0 +1,115 @@
+"""The persistent index: incremental updates, concurrent runs, corruption and unusable cache folders."""
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run
+from repomap import cache
+
+
+@pytest.fixture
+def tree(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(5):
+        (repo / f"m{i}.py").write_text(f"def f{i}(x):\n    return f{(i + 1) % 5}(x)\n")
+    return repo
+
+
+def index(repo, cache_dir, *extra):
+    result = run("index", repo, "--cache-dir", cache_dir, *extra)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_warm_runs_read_nothing_again_and_edits_are_seen(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    assert index(tree, cache_dir).startswith("5 files (5 read again), 5 symbols")
+    assert index(tree, cache_dir).startswith("5 files (0 read again), 5 symbols")
+    (tree / "m1.py").write_text("def renamed(x):\n    return x\n")
+    assert index(tree, cache_dir).startswith("5 files (1 read again), 5 symbols")
+    text = run("map", tree, "--cache-dir", cache_dir, "--tokens", "500").stdout
+    assert "def renamed(x):" in text and "def f1" not in text
+
+
+def test_touch_without_change_is_not_parsed_again(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    index(tree, cache_dir)
+    before = run("map", tree, "--cache-dir", cache_dir).stdout
+    (tree / "m2.py").touch()
+    (tree / "m2.py").write_text((tree / "m2.py").read_text())
+    assert index(tree, cache_dir).startswith("5 files (1 read again)")
+    assert run("map", tree, "--cache-dir", cache_dir).stdout == before
+
+
+def test_add_delete_rename(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    index(tree, cache_dir)
+    (tree / "new.py").write_text("def brand_new():\n    pass\n")
+    (tree / "m4.py").unlink()
+    (tree / "m3.py").rename(tree / "moved.py")
+    assert index(tree, cache_dir).startswith("5 files (2 read again), 5 symbols")
+    text = run("map", tree, "--cache-dir", cache_dir, "--tokens", "500").stdout
+    assert "new.py:" in text and "moved.py:" in text and "m3.py" not in text and "m4.py" not in text
+    with sqlite3.connect(next(cache_dir.glob("*.sqlite"))) as db:
+        assert sorted(r[0] for r in db.execute("SELECT path FROM files")) == \
+            ["m0.py", "m1.py", "m2.py", "moved.py", "new.py"]
+
+
+def test_two_processes_at_once(tmp_path):
+    repo = tmp_path / "big"
+    repo.mkdir()
+    for i in range(300):
+        (repo / f"m{i}.py").write_text("".join(f"def f{i}_{j}(a):\n    return g{j}(a)\n\n" for j in range(20)))
+    cache_dir = tmp_path / "cache"
+    commands = [[sys.executable, "-m", "repomap", "index", str(repo), "--cache-dir", str(cache_dir)],
+                [sys.executable, "-m", "repomap", "map", str(repo), "--cache-dir", str(cache_dir)]]
+    processes = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
+    outputs = [p.communicate(timeout=300) for p in processes]
+    assert [p.returncode for p in processes] == [0, 0], outputs
+    assert "Traceback" not in outputs[0][1] + outputs[1][1]
+    assert index(repo, cache_dir).startswith("300 files (0 read again), 6000 symbols")
+
+
+def test_corrupt_index_is_moved_aside_and_rebuilt(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    index(tree, cache_dir)
+    expected = run("map", tree, "--cache-dir", cache_dir).stdout
+    db = next(cache_dir.glob("*.sqlite"))
+    for suffix in ("-wal", "-shm"):
+        db.with_name(db.name + suffix).unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 100)
+    result = run("map", tree, "--cache-dir", cache_dir)
+    assert result.returncode == 0
+    assert result.stdout == expected
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "corrupt" in warnings[0]
+    assert list(cache_dir.glob("*.corrupt-*"))
+    assert index(tree, cache_dir).startswith("5 files (0 read again)")
+
+
+def test_unusable_cache_location_works_without_cache(tree, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    result = run("map", tree, "--cache-dir", blocker / "cache")
+    assert result.returncode == 0
+    assert "def f0(x):" in result.stdout
+    assert result.stderr.count("working without it") == 1
+    assert "no cache" in index(tree, blocker / "cache")
+
+
+def test_no_cache_writes_nothing(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    assert run("map", tree, "--cache-dir", cache_dir, "--no-cache").returncode == 0
+    assert not cache_dir.exists()
+
+
+def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch):
+    store = cache.Store(tree, tmp_path / "c")
+    store.save([("a.py", 1, 2, "h", b"payload")], [])
+    assert set(store.load()) == {"a.py"}
+    monkeypatch.setattr(cache, "fingerprint", lambda: "something else")
+    assert cache.Store(tree, tmp_path / "c").load() == {}
