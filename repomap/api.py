@@ -37,7 +37,7 @@ class Scan:
     infos: dict[str, FileInfo]
     sources: Sources
     notes: dict[str, int]
-    state: str  # a digest of the files' stamps
+    state: str  # a digest of the files' contents
 
     def defs(self) -> dict[str, list[Tag]]:
         return {rel: info.defs for rel, info in self.infos.items()}
@@ -57,6 +57,10 @@ class Sources(dict):
             data = b""
         self[rel] = data
         return data
+
+
+def _map_key(state: str, request: list) -> str:
+    return "map:" + cache.content_hash(json.dumps([state, request]).encode())
 
 
 def _own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
@@ -129,24 +133,29 @@ class RepoMap:
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
         tally = discover.Tally()
         stamps = self._stamps(other_files, focus, tally)
-        key = None
-        if reuse:
-            request = [self.indexer.state(stamps), focus, mention_files, mention_idents, query, tokens or self.tokens,
-                       self.fmt, self.template.read_text(encoding="utf-8") if self.template else None]
-            key = "map:" + cache.content_hash(json.dumps(request).encode())
-            stored = self.indexer.store.blob(key)
-            if stored:
-                saved = json.loads(stored)
-                return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"])
+        request = [focus, mention_files, mention_idents, query, tokens or self.tokens, self.fmt,
+                   self.template.read_text(encoding="utf-8") if self.template else None]
+        if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
+            return saved  # nothing changed: not even the index is read
         scan = self._scan(stamps, tally)
+        if reuse and (saved := self._stored_map(scan.state, request)):
+            return saved  # only touched files: the index is read, nothing is ranked
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
         renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template)
         text, used = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
         order = list(dict.fromkeys(r.tag.path for r in ranked))
-        if key:
+        if reuse:
             saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes}
-            self.indexer.store.save_blob(key, json.dumps(saved).encode())
+            for state in {self.indexer.state(stamps), scan.state}:
+                self.indexer.store.save_blob(_map_key(state, request), json.dumps(saved).encode())
         return MapResult(text, used, order, ranked, scan.notes)
+
+    def _stored_map(self, state: str, request: list) -> MapResult | None:
+        stored = self.indexer.store.blob(_map_key(state, request))
+        if not stored:
+            return None
+        saved = json.loads(stored)
+        return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"])
 
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
@@ -212,7 +221,7 @@ class RepoMap:
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> Scan:
         infos = self.indexer.refresh(stamps, tally)
-        return Scan(infos, Sources(self.root), tally.counts, self.indexer.state(stamps))
+        return Scan(infos, Sources(self.root), tally.counts, self.indexer.content_state(list(stamps)))
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:

@@ -33,6 +33,7 @@ class FileInfo:
 @dataclass
 class _Known:
     stamp: tuple[int, int]
+    digest: str  # content hash
     info: FileInfo | None  # None: skipped (binary, too large, ...), for the reason in notes
     notes: tuple[str, ...]  # counted on every scan (why skipped; syntax errors, not UTF-8)
 
@@ -73,7 +74,7 @@ class Indexer:
             known = self._known.get(rel)
             if known is None or known.stamp != stamp:
                 row = self._stored.get(rel)
-                known = _decode(row[3], stamp) if row is not None and row[:2] == stamp else None
+                known = _decode(row[3], stamp, row[2]) if row is not None and row[:2] == stamp else None
             if known is None:
                 todo.append((rel, language, stamp))
             else:
@@ -94,12 +95,12 @@ class Indexer:
 
     @staticmethod
     def state(stamps: dict[str, tuple[int, int]]) -> str:
-        """A digest of the files' stamps: equal digests, equal tags."""
-        digest = cache.hashlib.blake2b(digest_size=16)
-        for rel in sorted(stamps):
-            size, mtime = stamps[rel]
-            digest.update(f"{rel}\0{size}\0{mtime}\0".encode())
-        return digest.hexdigest()
+        """A digest of the files' stamps: equal digests, equal tags (checked before reading anything)."""
+        return _digest(f"{rel}\0{size}\0{mtime}" for rel, (size, mtime) in sorted(stamps.items()))
+
+    def content_state(self, rels: list[str]) -> str:
+        """A digest of the files' contents (after a refresh): a touched file does not change it."""
+        return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
     def _update(self, todo: list[tuple[str, str, tuple[int, int]]]) -> None:
         """Re-tag changed files; a file whose content hash is stored is only re-stamped."""
@@ -108,18 +109,18 @@ class Indexer:
             data, reason = discover.read_source(self.root / rel, self.max_bytes)
             if data is None:
                 payload = _encode(None, (reason,))
-                self._known[rel] = _decode(payload, stamp)
+                self._known[rel] = _decode(payload, stamp, "")
                 rows.append((rel, *stamp, "", payload))
                 continue
             digest = cache.content_hash(data)
             row = self._stored.get(rel)
             if row is not None and row[2] == digest:
-                self._known[rel] = _decode(row[3], stamp)
+                self._known[rel] = _decode(row[3], stamp, digest)
                 rows.append((rel, *stamp, digest, row[3]))
             else:
                 to_parse.append((rel, language, stamp, digest, data))
         for (rel, _, stamp, digest, _), payload in zip(to_parse, self._parse_all(to_parse)):
-            self._known[rel] = _decode(payload, stamp)
+            self._known[rel] = _decode(payload, stamp, digest)
             rows.append((rel, *stamp, digest, payload))
         self.store.save(rows, [])
         for rel, size, mtime, digest, payload in rows:
@@ -148,6 +149,13 @@ class Indexer:
             self._known.pop(rel, None)
             self._stored.pop(rel, None)
         self.store.save([], sorted(missing))
+
+
+def _digest(parts) -> str:
+    digest = cache.hashlib.blake2b(digest_size=16)
+    for part in parts:
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
 
 
 def _tag_chunk(jobs: list[tuple[str, str, bytes]]) -> list[bytes]:
@@ -179,14 +187,14 @@ def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
 
-def _decode(payload: bytes, stamp: tuple[int, int]) -> _Known | None:
+def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | None:
     """The stored result, or None when the payload is unreadable (then the file is re-tagged)."""
     try:
         version, body, notes = marshal.loads(payload)
         if version != PAYLOAD_VERSION:
             return None
         info = None if body is None else FileInfo([Tag(*t) for t in body[0]], body[1])
-        return _Known(stamp, info, tuple(notes))
+        return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None
 

@@ -150,7 +150,8 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             defs[key] = (pattern, tag)
     ref_tags = [t for start, (_, t) in refs.items() if start not in def_names]  # not a definition's own name
     tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
-    return FileTags(sorted(tags + ref_tags), tree.root_node.has_error)
+    ordered = sorted(tags + ref_tags, key=lambda t: (t.line, t.role, t.start_byte, t.kind, t.name))
+    return FileTags(ordered, tree.root_node.has_error)
 
 
 def _text(source: bytes, node: Node) -> str:

@@ -1,0 +1,140 @@
+"""Wall time and peak memory of repomap against a plain parse of the same files, side by side.
+
+Corpora come from the package registries, pinned, into bench/.corpora (not committed):
+Django 5.2 (PyPI sdist), gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev), express
+4.21.2 with its dependencies (npm), and the Linux kernel 6.1 (Debian linux-source-6.1,
+only with --kernel: it is large). Every figure is one fresh process; ratios compare
+runs made in the same session on the same machine.
+
+    python bench/speed.py [--kernel] [--only django]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CORPORA = HERE / ".corpora"
+
+FLOOR = """
+import sys
+from pathlib import Path
+from tree_sitter_language_pack import get_parser
+from repomap import discover, tags
+root = Path(sys.argv[1])
+parsers = {}
+for rel in discover.list_files(root):
+    language = tags.language_for(rel)
+    if language is None:
+        continue
+    data, _ = discover.read_source(root / rel)
+    if data is not None:
+        parser = parsers.get(language) or parsers.setdefault(language, get_parser(language))
+        parser.parse(data)
+"""
+
+
+def django() -> Path:
+    target = CORPORA / "django"
+    if not target.exists():
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
+                        "django==5.2", "-d", str(CORPORA)], check=True, capture_output=True)
+        with tarfile.open(glob.glob(str(CORPORA / "[Dd]jango-5.2.tar.gz"))[0]) as tar:
+            tar.extractall(target, filter="data")
+    return target / "django-5.2" if (target / "django-5.2").exists() else target / "Django-5.2"
+
+
+def gin() -> Path:
+    target = CORPORA / "gin"
+    if not target.exists():
+        subprocess.run(["apt-get", "download", "golang-github-gin-gonic-gin-dev=1.8.1-1"], cwd=CORPORA,
+                       check=True, capture_output=True)
+        subprocess.run(["dpkg-deb", "-x", glob.glob(str(CORPORA / "golang-github-gin-gonic-gin-dev_*.deb"))[0],
+                        str(target)], check=True)
+    return target / "usr/share/gocode/src/github.com/gin-gonic/gin"
+
+
+def express_with_deps() -> Path:
+    target = CORPORA / "express-deps"
+    if not target.exists():
+        target.mkdir()
+        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "express@4.21.2"], cwd=target,
+                       check=True, capture_output=True)
+    return target
+
+
+def kernel() -> Path:
+    target = CORPORA / "linux"
+    if not target.exists():
+        subprocess.run(["apt-get", "download", "linux-source-6.1"], cwd=CORPORA, check=True, capture_output=True)
+        deb = glob.glob(str(CORPORA / "linux-source-6.1_*.deb"))[0]
+        subprocess.run(["dpkg-deb", "-x", deb, str(CORPORA / "linux-deb")], check=True)
+        archive = glob.glob(str(CORPORA / "linux-deb/usr/src/linux-source-6.1*.tar.*"))[0]
+        target.mkdir()
+        subprocess.run(["tar", "-xf", archive, "-C", str(target)], check=True)
+        shutil.rmtree(CORPORA / "linux-deb")
+        os.remove(deb)
+    return next(p for p in target.iterdir() if p.is_dir())
+
+
+def measure(command: list[str]) -> tuple[float, float, str]:
+    """Seconds, peak RSS in MB, and stdout of one fresh process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = process.stdout.read().decode("utf-8", errors="replace")
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return elapsed, usage.ru_maxrss / 1024, out
+
+
+def bench(name: str, root: Path) -> None:
+    cache_dir = Path(tempfile.mkdtemp(prefix="repomap-bench-"))
+    repomap = [sys.executable, "-m", "repomap", "map", str(root), "--tokens", "1024", "--cache-dir", str(cache_dir)]
+    floor = measure([sys.executable, "-c", FLOOR, str(root)])
+    cold = measure(repomap)
+    warm = measure(repomap)
+    victim = root / next(p for p in sorted(cold[2].splitlines()) if p.endswith(":") and not p.startswith(" "))[:-1]
+    os.utime(victim)
+    touched = measure(repomap)
+    with open(victim, "a", encoding="utf-8") as f:
+        f.write("\n")
+    edited = measure(repomap)
+    shutil.rmtree(cache_dir)
+    rows = [("parse-only floor (1 process)", floor), ("cold map", cold), ("warm map", warm),
+            ("warm, one file touched", touched), ("warm, one file edited", edited)]
+    print(f"\n{name}: {root}")
+    for label, (seconds, rss, _) in rows:
+        print(f"  {label:30} {seconds:8.2f} s {rss:8.0f} MB")
+    print(f"  cold / floor = {cold[0] / floor[0]:.2f}   warm / cold = {warm[0] / cold[0]:.3f}")
+    print("  top of the map: " + " | ".join(line for line in cold[2].splitlines()[:12] if line.endswith(":")))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kernel", action="store_true", help="also the Linux kernel (large download)")
+    parser.add_argument("--only", help="one corpus: django, gin, express, linux")
+    args = parser.parse_args()
+    CORPORA.mkdir(exist_ok=True)
+    corpora = [("django", django), ("gin", gin), ("express", express_with_deps)]
+    if args.kernel or args.only == "linux":
+        corpora.append(("linux", kernel))
+    print(f"{os.cpu_count()} cores; python {sys.version.split()[0]}")
+    for name, fetch in corpora:
+        if args.only in (None, name):
+            bench(name, fetch())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
