@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .search import Hit, Index
 from .tags import Tag
+from .tokens import count_tokens
 
 
 class RepoMapError(Exception):
@@ -28,6 +30,7 @@ class MapResult:
     ranked_files: list[str]
     ranked: list[Ranked]
     notes: dict[str, int] = field(default_factory=dict)  # files skipped or worth a word, by reason
+    shown_files: list[str] = field(default_factory=list)  # the files the map shows, in its order
 
 
 @dataclass
@@ -142,20 +145,28 @@ class RepoMap:
             return saved  # only touched files: the index is read, nothing is ranked
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
         renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template)
-        text, used = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
+        text, used, shown = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
         order = list(dict.fromkeys(r.tag.path for r in ranked))
+        shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:
-            saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes}
+            saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files}
             for state in {self.indexer.state(stamps), scan.state}:
                 self.indexer.store.save_blob(_map_key(state, request), json.dumps(saved).encode())
-        return MapResult(text, used, order, ranked, scan.notes)
+        return MapResult(text, used, order, ranked, scan.notes, shown_files)
+
+    def token_meta(self, text: str, paths: Iterable[str], started: float) -> dict:
+        """What an answer costs against reading the whole files it came from, and how long it took."""
+        tokens, sources = count_tokens(text), Sources(self.root)
+        file_tokens = sum(count_tokens(sources[p].decode("utf-8", errors="replace")) for p in sorted(paths))
+        return {"tokens": tokens, "file_tokens": file_tokens, "tokens_saved": max(0, file_tokens - tokens),
+                "ms": round((time.perf_counter() - started) * 1000)}
 
     def _stored_map(self, state: str, request: list) -> MapResult | None:
         stored = self.indexer.store.blob(_map_key(state, request))
         if not stored:
             return None
         saved = json.loads(stored)
-        return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"])
+        return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"])
 
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""

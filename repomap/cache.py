@@ -69,6 +69,8 @@ class Store:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             self.db = self._open()
+        except sqlite3.OperationalError as exc:  # locked past the timeout, read-only, ...: not corrupt
+            _warn(f"cannot use the cache at {self.path} ({exc}); working without it")
         except sqlite3.DatabaseError:
             self._move_aside()
         except OSError as exc:
@@ -76,7 +78,14 @@ class Store:
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
+        for attempt in range(50):  # switching to WAL does not wait for a busy database by itself
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError:
+                if attempt == 49:
+                    raise
+                time.sleep(0.1)
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA)
         stamp = fingerprint()
@@ -107,6 +116,10 @@ class Store:
             return {}
         try:
             rows = self.db.execute("SELECT path, size, mtime_ns, hash, payload FROM files").fetchall()
+        except sqlite3.OperationalError as exc:
+            _warn(f"cannot read the cache ({exc}); working without it")
+            self.db = None
+            return {}
         except sqlite3.DatabaseError:
             self._move_aside()
             return {}

@@ -14,7 +14,6 @@ from .api import RepoMap, RepoMapError
 from .discover import MAX_FILE_BYTES
 from .render import FORMATS
 from .retrieve import NotFound, Refused, Snippet
-from .tokens import count_tokens
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("target", metavar="ID")
     _common(f)
     f.set_defaults(run=_run_refs)
+
+    p = commands.add_parser("mcp", help="serve map, search and retrieve to MCP clients over stdio",
+                            description="An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').")
+    p.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
+    _cache_options(p)
+    p.set_defaults(run=_run_mcp)
     return parser
 
 
@@ -228,12 +233,17 @@ def _run_refs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_mcp(args: argparse.Namespace) -> int:
+    try:
+        from .mcp_server import serve
+    except ImportError:
+        raise RepoMapError("the MCP server needs the mcp extra: pip install 'repomap[mcp]'") from None
+    serve(_repo(args, args.path))
+    return 0
+
+
 def _print_json(payload: dict, text: str, repo: RepoMap, paths: set[str], started: float) -> None:
-    """The answer with its token accounting: what it costs against reading the whole files."""
-    tokens = count_tokens(text)
-    file_tokens = sum(count_tokens((repo.root / p).read_text(encoding="utf-8", errors="replace")) for p in sorted(paths))
-    payload["_meta"] = {"tokens": tokens, "file_tokens": file_tokens, "tokens_saved": max(0, file_tokens - tokens),
-                        "ms": round((time.perf_counter() - started) * 1000)}
+    payload["_meta"] = repo.token_meta(text, paths, started)
     print(json.dumps(payload, ensure_ascii=False, indent=1))
 
 

@@ -154,8 +154,9 @@ def _fence(lines: list[str]) -> str:
 
 
 def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str],
-        estimate: Callable[[Ranked, list[Ranked]], int]) -> tuple[str, int]:
-    """The largest map of the best-ranked definitions that fits `budget` tokens, and its size.
+        estimate: Callable[[Ranked, list[Ranked]], int]) -> tuple[str, int, list[Ranked]]:
+    """The largest map of the best-ranked definitions that fits `budget` tokens, its size, and
+    the definitions it shows.
 
     A binary search finds the longest prefix of the ranking that fits. Then later
     definitions are added one by one where they still fit, so one large signature
@@ -186,4 +187,4 @@ def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]
         if tokens <= budget:
             selection.append(item)
             best_text, best_tokens = text, tokens
-    return best_text, best_tokens
+    return best_text, best_tokens, selection

@@ -1,0 +1,106 @@
+"""The MCP server, driven by the SDK's own client over a real stdio subprocess."""
+
+import json
+import os
+import sys
+import time
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from conftest import FIXTURES
+from repomap.tokens import count_tokens
+
+REPO = str(FIXTURES / "repo")
+
+
+def session_run(body):
+    """Start `repomap mcp` on the fixture repository and run `body(session, pid)` against it."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", REPO],
+                                   env={**os.environ}, cwd=REPO)
+
+    async def main():
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await body(session)
+
+    return anyio.run(main)
+
+
+def payload(result):
+    assert not result.is_error, result.content
+    return result.structured_content if result.structured_content else json.loads(result.content[0].text)
+
+
+def test_tool_list_is_small_and_read_only():
+    async def body(session):
+        return (await session.list_tools()).tools
+
+    tools = session_run(body)
+    assert sorted(t.name for t in tools) == ["repo_map", "retrieve", "search"]
+    assert all(t.annotations.read_only_hint for t in tools)
+    listing = json.dumps([{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+                          for t in tools])
+    assert count_tokens(listing) <= 600, count_tokens(listing)
+
+
+def test_each_tool_answers_with_token_figures():
+    async def body(session):
+        return (await session.call_tool("repo_map", {"query": "cart total", "tokens": 200}),
+                await session.call_tool("search", {"query": "format money"}),
+                await session.call_tool("retrieve", {"ids": ["shop/money.py::format_money#function"]}))
+
+    mapped, found, got = map(payload, session_run(body))
+    assert "shop/cart.py" in mapped["map"] and 0 < mapped["_meta"]["tokens"] <= 200
+    assert found["results"][0]["id"] == "shop/money.py::format_money#function"
+    assert got["results"][0]["source"].startswith("def format_money(amount: float")
+    for answer in (mapped, found, got):
+        assert set(answer["_meta"]) == {"tokens", "file_tokens", "tokens_saved", "ms"}
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_stays_up():
+    async def body(session):
+        missing = await session.call_tool("retrieve", {"ids": ["shop/nope.py::x"]})
+        outside = await session.call_tool("retrieve", {"ids": ["../../etc/passwd::x"]})
+        wrong_type = await session.call_tool("repo_map", {"tokens": "many"})
+        too_big = await session.call_tool("repo_map", {"tokens": 10**9})
+        unknown = await session.call_tool("no_such_tool", {})
+        still = await session.call_tool("search", {"query": "cart"})
+        return missing, outside, wrong_type, too_big, unknown, still
+
+    *errors, still = session_run(body)
+    assert all(e.is_error for e in errors)
+    assert "no source file" in errors[0].content[0].text
+    assert "refused" in errors[1].content[0].text
+    assert payload(still)["results"]
+
+
+def test_two_hundred_calls_do_not_grow():
+    def rss(pid):
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
+
+    async def body(session):
+        pid = next(int(p) for p in os.listdir("/proc") if p.isdigit() and _is_server(p))
+        times, sizes = [], []
+        for i in range(200):
+            started = time.perf_counter()
+            await session.call_tool("search" if i % 2 else "repo_map", {"query": "cart total"})
+            times.append(time.perf_counter() - started)
+            if i in (20, 199):
+                sizes.append(rss(pid))
+        return times, sizes
+
+    times, sizes = session_run(body)
+    assert sum(times[-20:]) < 3 * sum(times[20:40]) + 0.5
+    assert sizes[1] < sizes[0] * 1.2 + 5_000  # kB
+
+
+def _is_server(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\0")[2:5] == [b"repomap", b"mcp", REPO.encode()]
+    except OSError:
+        return False
