@@ -83,7 +83,13 @@ def kernel() -> Path:
         subprocess.run(["tar", "-xf", archive, "-C", str(target)], check=True)
         shutil.rmtree(CORPORA / "linux-deb")
         os.remove(deb)
-    return next(p for p in target.iterdir() if p.is_dir())
+    tree = next(p for p in target.iterdir() if p.is_dir())
+    # Debian's packaging appends "/*" and "!/debian/" to the kernel's .gitignore, which would
+    # hide the whole tree from a walk that honours it; the kernel's own rules stay.
+    ignore = tree / ".gitignore"
+    ignore.write_text("".join(line for line in ignore.read_text().splitlines(keepends=True)
+                              if line.strip() not in ("/*", "!/debian/")))
+    return tree
 
 
 def measure(command: list[str]) -> tuple[float, float, str]:

@@ -125,6 +125,13 @@ class RepoMap:
         return self.build(focus=chat_files, other_files=other_files, mention_files=mentioned_fnames,
                           mention_idents=mentioned_idents, tokens=max_tokens).text
 
+    def mentions(self, message: str) -> tuple[set[str], set[str]]:
+        """The repository files and defined identifiers a chat message names, for get_repo_map."""
+        scan = self.scan()
+        defined = Counter(t.name for info in scan.infos.values() for t in info.defs)
+        found = words.mentions(message, sorted(scan.infos), defined)
+        return found.files, found.idents
+
     def build(self, *, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", tokens: int | None = None,
               other_files: Iterable[str] | None = None, reuse: bool = False) -> MapResult:

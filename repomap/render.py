@@ -85,8 +85,7 @@ class Renderer:
 
     def _source_lines(self, path: str) -> list[str]:
         if path not in self._lines:
-            text = self.sources[path].decode("utf-8", errors="replace")
-            self._lines[path] = text.splitlines()
+            self._lines[path] = source_lines(self.sources[path])
         return self._lines[path]
 
     def _enclosing(self, tag: Tag) -> list[Tag]:
@@ -124,8 +123,13 @@ def _signature_text(tag: Tag, lines: list[str]) -> str:
 
 def signatures(tags: list[Tag], source: bytes) -> dict[str, str]:
     """Each definition's signature lines, stripped and joined by newlines, by ID."""
-    lines = source.decode("utf-8", errors="replace").splitlines()
+    lines = source_lines(source)
     return {t.id: _signature_text(t, lines) for t in tags if t.role == "def"}
+
+
+def source_lines(source: bytes) -> list[str]:
+    """A file's lines as tree-sitter counts them: split at \n only (a form feed is not a line end)."""
+    return [line.rstrip("\r") for line in source.decode("utf-8", errors="replace").split("\n")]
 
 
 def _load_template(fmt: str, template: Path | None) -> jinja2.Template:

@@ -45,3 +45,11 @@ def test_second_call_reuses_tags_and_sees_edits(shop):
 def test_bad_root_raises_a_library_error(tmp_path):
     with pytest.raises(RepoMapError, match="no such directory"):
         RepoMap(tmp_path / "missing")
+
+
+def test_mentions_helper_for_chat_messages(repo):
+    files, idents = repo.mentions("Why does Cart.total ignore TAX_RATE? See item.py and svc/store.go.")
+    assert files == {"shop/item.py", "svc/store.go"}
+    assert {"Cart", "total", "TAX_RATE"} <= idents
+    text = repo.get_repo_map(mentioned_fnames=files, mentioned_idents=idents, max_tokens=60)
+    assert "TAX_RATE" in text
