@@ -29,6 +29,11 @@ def shop(tmp_path) -> Path:
     return target
 
 
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                          capture_output=True, text=True)
+
+
 def git_init(path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
