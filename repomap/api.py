@@ -214,7 +214,7 @@ class RepoMap:
         family = tags.family_for(definition.path)
         found = []
         for rel, info in sorted(self.scan().infos.items()):
-            if tags.family_for(rel) != family or definition.name not in info.refs:
+            if tags.family_for(rel) != family or definition.name not in info.ref_names:
                 continue
             file_tags = self._parse_now(rel)[1]
             defs = [t for t in file_tags if t.role == "def"]

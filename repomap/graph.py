@@ -83,8 +83,8 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     index = {path: i for i, path in enumerate(files)}
     definers: dict[str, list[int]] = defaultdict(list)
     only_methods: set[tuple[int, str]] = set()  # (file, name) where every definition is a method
-    # name -> [(file, [imports, type uses and inheritance; plain calls; calls on a receiver])]
-    ref_counts: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)
+    # name -> [(file, (imports, type uses and inheritance; plain calls; calls on a receiver))]
+    ref_counts: dict[str, list[tuple[int, tuple[int, int, int]]]] = defaultdict(list)
     for i, path in enumerate(files):
         kinds: dict[str, set[str]] = defaultdict(set)
         for tag in infos[path].defs:
@@ -94,8 +94,8 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
             definers[name].append(i)
             if k == {"method"}:
                 only_methods.add((i, name))
-        for name, counts in infos[path].refs.items():
-            ref_counts[name].append((i, counts))
+        for name, uses, calls, members in infos[path].refs():
+            ref_counts[name].append((i, (uses, calls, members)))
 
     family = [family_for(path) for path in files]
     is_secondary = [path in secondary for path in files]

@@ -4,6 +4,7 @@ when there is much of it), and remember the results in memory and in the persist
 from __future__ import annotations
 
 import marshal
+from array import array
 import os
 import sys
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 from . import cache, discover, tags
 from .tags import Tag
 
-PAYLOAD_VERSION = 1
+PAYLOAD_VERSION = 2
 PARALLEL_FROM = 64  # files to parse before a process pool pays for itself
 CHUNK = 32
 # Reference kinds by what they say about the name: [uses (imports, types,
@@ -27,7 +28,13 @@ class FileInfo:
     """What ranking, rendering and search need of one file."""
 
     defs: list[Tag]
-    refs: dict[str, list[int]]  # name -> [uses, calls, receiver calls]
+    ref_names: tuple[str, ...]  # each name the file references, once (interned: shared across files)
+    ref_counts: array  # per name, three counts: uses (imports, types, inheritance), calls, receiver calls
+
+    def refs(self):
+        """(name, uses, calls, receiver calls) per referenced name."""
+        counts = self.ref_counts
+        return ((name, counts[3 * i], counts[3 * i + 1], counts[3 * i + 2]) for i, name in enumerate(self.ref_names))
 
 
 @dataclass
@@ -179,11 +186,12 @@ def _tag_payload(job: tuple[str, str, bytes]) -> bytes:
     for tag in result.tags:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
-    return _encode(FileInfo(defs, refs), tuple(notes))
+    counts = array("I", [n for name in refs for n in refs[name]])
+    return _encode(FileInfo(defs, tuple(refs), counts), tuple(notes))
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
-    body = None if info is None else ([astuple(t) for t in info.defs], info.refs)
+    body = None if info is None else ([astuple(t) for t in info.defs], info.ref_names, info.ref_counts.tobytes())
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
 
@@ -193,7 +201,8 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         version, body, notes = marshal.loads(payload)
         if version != PAYLOAD_VERSION:
             return None
-        info = None if body is None else FileInfo([Tag(*t) for t in body[0]], body[1])
+        info = None if body is None else FileInfo([Tag(*t) for t in body[0]], tuple(map(sys.intern, body[1])),
+                                                  array("I", body[2]))
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None

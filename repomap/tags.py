@@ -44,7 +44,7 @@ FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin
             "scala": "java", "ocaml_interface": "ocaml"}
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, slots=True)
 class Tag:
     """One definition (role "def") or reference (role "ref") in a file.
 
