@@ -14,7 +14,7 @@ from . import cache, discover, graph, render, retrieve, tags, words
 from .graph import Ranked, Signals
 from .index import FileInfo, Indexer
 from .retrieve import Snippet
-from .search import Hit, Index
+from .search import Hit, Index, own_texts
 from .tags import Tag
 from .tokens import count_tokens
 
@@ -66,23 +66,6 @@ def _map_key(state: str, request: list) -> str:
     return "map:" + cache.content_hash(json.dumps([state, request]).encode())
 
 
-def _own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
-    """Each definition's text without the definitions nested in it, so a class's words are
-    its own and not all of its methods'. `defs` are in source order."""
-    texts = {}
-    for i, tag in enumerate(defs):
-        pieces, cursor = [], tag.head_byte if tag.head_byte >= 0 else tag.start_byte
-        for inner in defs[i + 1:]:
-            if inner.start_byte >= tag.end_byte:
-                break
-            if inner.start_byte >= cursor and inner.end_byte <= tag.end_byte:
-                pieces.append(source[cursor:inner.start_byte])
-                cursor = inner.end_byte
-        pieces.append(source[cursor:tag.end_byte])
-        texts[tag.id] = b"".join(pieces).decode("utf-8", errors="replace")
-    return texts
-
-
 class RepoMap:
     """A repository's map, built again cheaply on every call (unchanged files are not re-parsed).
 
@@ -108,7 +91,7 @@ class RepoMap:
         if self.template is not None and not self.template.is_file():
             raise RepoMapError(f"no such template file: {template}")
         try:
-            render._load_template(fmt, self.template)
+            render.load_template(fmt, self.template)
         except Exception as exc:
             raise RepoMapError(f"bad template: {exc}") from None
         self.include = list(include)
@@ -183,7 +166,7 @@ class RepoMap:
         signatures, texts = {}, {}
         for rel, info in scan.infos.items():
             signatures.update(render.signatures(info.defs, scan.sources[rel]))
-            texts.update(_own_texts(info.defs, scan.sources[rel]))
+            texts.update(own_texts(info.defs, scan.sources[rel]))
         index = Index(defs, signatures, texts, {r.tag.id: r.score for r in ranked},
                       {f for f in scan.infos if discover.is_secondary(f)})
         return index.search(query, limit, lambda t: (kind in (None, t.kind))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -99,7 +100,9 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
 
     family = [family_for(path) for path in files]
     is_secondary = [path in secondary for path in files]
-    names, src, dst, name_ids, weights = [], [], [], [], []
+    # arrays, not lists: a kernel-sized graph has tens of millions of rows
+    names: list[str] = []
+    src, dst, name_ids, weights = array("q"), array("q"), array("q"), array("d")
     external = np.zeros(len(files))
     n_files = len(files)
     for name in sorted(ref_counts):
@@ -130,8 +133,8 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
                 name_ids.append(name_id)
                 weights.append(weight * (SECONDARY if is_secondary[d] else 1.0))
             external[s] += max(0.0, mass - resolved)
-    return Edges(files, names, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
-                 np.array(name_ids, dtype=np.int64), np.array(weights), external)
+    return Edges(files, names, np.frombuffer(src, dtype=np.int64), np.frombuffer(dst, dtype=np.int64),
+                 np.frombuffer(name_ids, dtype=np.int64), np.frombuffer(weights, dtype=np.float64), external)
 
 
 def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None

@@ -46,7 +46,7 @@ class Renderer:
         self.defs = defs
         self._lines: dict[str, list[str]] = {}
         self._empty_cost: int | None = None
-        self.template = _load_template(fmt, template)
+        self.template = load_template(fmt, template)
 
     def render(self, selection: list[Ranked]) -> str:
         chosen: dict[str, list[Tag]] = {}
@@ -132,7 +132,7 @@ def source_lines(source: bytes) -> list[str]:
     return [line.rstrip("\r") for line in source.decode("utf-8", errors="replace").split("\n")]
 
 
-def _load_template(fmt: str, template: Path | None) -> jinja2.Template:
+def load_template(fmt: str, template: Path | None) -> jinja2.Template:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
