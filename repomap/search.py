@@ -48,6 +48,23 @@ def terms(text: str) -> list[str]:
     return [stem(p) for w in _WORD.findall(text) for p in subwords(w) if p not in STOPWORDS]
 
 
+def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
+    """Each definition's text without the definitions nested in it, so a class's words are
+    its own and not all of its methods'. `defs` are in source order."""
+    texts = {}
+    for i, tag in enumerate(defs):
+        pieces, cursor = [], tag.head_byte if tag.head_byte >= 0 else tag.start_byte
+        for inner in defs[i + 1:]:
+            if inner.start_byte >= tag.end_byte:
+                break
+            if inner.start_byte >= cursor and inner.end_byte <= tag.end_byte:
+                pieces.append(source[cursor:inner.start_byte])
+                cursor = inner.end_byte
+        pieces.append(source[cursor:tag.end_byte])
+        texts[tag.id] = b"".join(pieces).decode("utf-8", errors="replace")
+    return texts
+
+
 def _length_penalty(tag: Tag) -> float:
     """1 up to LONG lines, then one more for each doubling: a 4,000-line class is worth a
     fifth of its score, so the method that answers the query comes before it."""
