@@ -21,13 +21,14 @@ import numpy as np
 
 from .index import FileInfo
 from .tags import Tag, family_for
-from .words import subwords
+from .words import stemmed_subwords
 
 FOCUS_EDGE = 50.0
 # A call of `get` may mean any type's `get` method, and `x.lower()` rarely means a
 # module's function `lower` when most files call `.lower()`; `Func()` is specific.
 METHOD_CALL = 0.1
 MENTIONED_NAME = 10.0
+OWN_MATCH = 0.5
 PRIVATE_NAME = 0.1
 COMMON_NAME_FILES = 5
 SECONDARY = 0.1
@@ -163,10 +164,13 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     for i, path in enumerate(files):
         if path in signals.focus:
             continue
-        own = 1.0 if path in signals.mentioned_files else 0.01  # a mentioned file's own code counts
+        mentioned_file = path in signals.mentioned_files
         for tag in infos[path].defs:
+            match = _match(tag.name, signals)
+            # What the task names counts as if referenced by its own file, whatever the graph says.
+            own = 1.0 if mentioned_file or tag.name in signals.mentioned_idents else 0.01 + OWN_MATCH * min(match, 1.0)
             score = def_score.get((i, name_index.get(tag.name, -1)), 0.0) + own * file_rank[i]
-            score *= 1.0 + _match(tag.name, signals)
+            score *= 1.0 + match
             if path in signals.secondary:
                 score *= SECONDARY
             ranked.append(Ranked(score, tag))
@@ -227,7 +231,7 @@ def _match(name: str, signals: Signals) -> float:
         return MENTIONED_NAME
     if not signals.terms:
         return 0.0
-    parts = subwords(name)
+    parts = stemmed_subwords(name)
     if not parts:
         return 0.0
     return sum(signals.terms.get(p, 0.0) for p in parts) / math.sqrt(len(parts))

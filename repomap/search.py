@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .tags import Tag
-from .words import STOPWORDS, subwords
+from .words import STOPWORDS, stem, subwords
 
 K1 = 1.2
 B = 0.5
@@ -23,7 +23,6 @@ PRIOR = 0.6
 SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
 LONG = 150  # lines; longer definitions rank lower, since retrieving them costs more
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ies", "es", "ed", "s", "e")
 
 
 @dataclass(frozen=True)
@@ -31,16 +30,6 @@ class Hit:
     score: float
     tag: Tag
     signature: str
-
-
-def stem(word: str) -> str:
-    """A crude suffix stripper: route, router, routing and routes all become `rout`."""
-    word = word.lower()
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
 
 
 def terms(text: str) -> list[str]:

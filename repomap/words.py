@@ -17,6 +17,24 @@ not of on or so that the their then this to was we were when where which while w
 """.split())
 
 
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ies", "es", "ed", "s", "e")
+
+
+def stem(word: str) -> str:
+    """A crude suffix stripper: route, router, routing and routes all become `rout`."""
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+
+
+@lru_cache(maxsize=65536)
+def stemmed_subwords(identifier: str) -> tuple[str, ...]:
+    return tuple(stem(p) for p in subwords(identifier))
+
+
 @lru_cache(maxsize=65536)
 def subwords(identifier: str) -> tuple[str, ...]:
     """Lower-case parts of an identifier split at snake_case and camelCase boundaries."""
@@ -58,15 +76,15 @@ def mentions(text: str, files: list[str], defined: Counter[str]) -> Mentions:
 
 
 def _term_weights(words: list[str], defined: Counter[str]) -> dict[str, float]:
-    """Query sub-words weighted by inverse document frequency over defined names."""
+    """Query sub-words (stemmed) weighted by inverse document frequency over defined names."""
     doc_freq: Counter[str] = Counter()
     for name, n in defined.items():
-        for part in set(subwords(name)):
+        for part in set(stemmed_subwords(name)):
             doc_freq[part] += n
     total = sum(defined.values()) or 1
     terms: dict[str, float] = {}
     for word in words:
-        for part in subwords(word):
+        for part in stemmed_subwords(word):
             if part in doc_freq:
                 terms[part] = math.log(1 + total / doc_freq[part])
     return terms

@@ -1,0 +1,48 @@
+"""Ranking rules, each shown on a small repository made for it."""
+
+from repomap import RepoMap
+
+
+def write(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return RepoMap(root, use_cache=False)
+
+
+CORE = {
+    "app.py": "from net import Client\n\ndef main():\n    Client().send()\n    helper()\n\ndef helper():\n    pass\n",
+    "net.py": "class Client:\n    def send(self):\n        pass\n",
+    "pool.py": "def retry_connection(host):\n    pass\n",
+}
+
+
+def test_query_sub_words_pull_a_file_into_a_small_map(tmp_path):
+    repo = write(tmp_path, CORE)
+    assert "pool.py" not in repo.build(tokens=20).text
+    assert repo.build(tokens=20, query="add backoff to the connection retries").text.startswith("pool.py:")
+
+
+def test_tests_rank_below_the_code_they_test(tmp_path):
+    files = dict(CORE)
+    files["tests/test_app.py"] = "from app import main\n\ndef test_main():\n    main()\n"
+    ranked = write(tmp_path, files).build(tokens=4000).ranked_files
+    assert ranked.index("tests/test_app.py") > ranked.index("net.py")
+
+
+def test_calls_of_a_common_method_name_do_not_make_it_central(tmp_path):
+    files = {f"user{i}.py": f"def use{i}(d):\n    return d.get('k') or d.get('j')\n" for i in range(8)}
+    files["box.py"] = "class Box:\n    def get(self, key):\n        pass\n"
+    files["core.py"] = "class Engine:\n    pass\n"
+    files.update({f"caller{i}.py": f"from core import Engine\n\ndef run{i}():\n    Engine()\n" for i in range(2)})
+    ranked = write(tmp_path, files).build(tokens=4000).ranked
+    names = [r.tag.name for r in ranked]
+    assert names.index("Engine") < names.index("get")
+
+
+def test_mentioned_identifier_and_focus(tmp_path):
+    repo = write(tmp_path, CORE)
+    assert repo.build(tokens=20, mention_idents={"helper"}).text.startswith("app.py:")
+    focused = repo.build(tokens=30, focus=["app.py"]).text
+    assert "app.py" not in focused and focused.startswith("net.py:")
