@@ -63,8 +63,8 @@ def repomap(*args: str) -> str:
 
 def measure(name: str, root: Path) -> float:
     scan = RepoMap(root).scan()
-    baseline = count_tokens("\n".join(data.decode("utf-8", errors="replace")
-                                      for rel, data in sorted(scan.sources.items()) if not rel.endswith(".md")))
+    baseline = count_tokens("\n".join(scan.sources[rel].decode("utf-8", errors="replace")
+                                      for rel in sorted(scan.infos) if not rel.endswith(".md")))
     print(f"\n{name}: {root}\nbaseline (all indexed source files): {baseline} tokens\n")
     print(f"{'query':24} {'search':>7} {'retrieve':>9} {'total':>7} {'saved':>7}  top 3 retrieved")
     totals = []

@@ -161,7 +161,7 @@ class RepoMap:
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
-        ranked, _ = self._rank(scan, query=query, terms=False)
+        ranked, _ = self._rank(scan, query=query)
         defs = [t for info in scan.infos.values() for t in info.defs if not t.local]
         signatures, texts = {}, {}
         for rel, info in scan.infos.items():
@@ -225,10 +225,7 @@ class RepoMap:
         return Scan(infos, Sources(self.root), tally.counts, self.indexer.content_state(list(stamps)))
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
-              mention_idents: Iterable[str] = (), query: str = "", terms: bool = True
-              ) -> tuple[list[Ranked], dict[str, float]]:
-        """Rank for the task; without `terms`, the query's words steer only through the names
-        and files it mentions (search weighs the words itself)."""
+              mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
         files = sorted(scan.infos)
         defined = Counter(t.name for info in scan.infos.values() for t in info.defs)
         named = words.mentions(" ".join(mention_files), files, defined)
@@ -237,7 +234,7 @@ class RepoMap:
             focus={r for r in map(self._relative, focus) if r in scan.infos},
             mentioned_files=(named.files | asked.files | {r for r in map(self._relative, mention_files) if r}),
             mentioned_idents=set(mention_idents) | asked.idents,
-            terms=asked.terms if terms else {},
+            terms=asked.terms,
             secondary={f for f in files if discover.is_secondary(f)},
         )
         return graph.rank(scan.infos, signals, self._edges(scan, signals.secondary))

@@ -21,7 +21,7 @@ B = 0.5
 NAME_WEIGHT = 3
 PRIOR = 0.6
 SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
-LONG = 150  # lines; longer definitions rank lower, since retrieving them costs more
+LONG = 120  # lines; longer definitions rank lower, since retrieving them costs more
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
