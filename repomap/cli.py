@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
 
     m = commands.add_parser("map", help="print the ranked signature map of a repository",
                             description="Print the best-ranked definitions' signatures, within a token budget.")
-    m.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
+    _path_argument(m)
     m.add_argument("--focus", action="extend", nargs="+", default=[], metavar="FILE",
                    help="files already in the agent's context: they steer the ranking and are left out")
     m.add_argument("--mention-file", action="extend", nargs="+", default=[], metavar="FILE",
@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     for name, run, text in (("write", _run_write, "write the Markdown map to a file in the repository"),
                             ("check", _run_check, "exit 0 if the written map is up to date, 1 if stale, 2 if missing")):
         w = commands.add_parser(name, help=text, description=text.capitalize() + ".")
-        w.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
+        _path_argument(w)
         w.add_argument("--output", metavar="FILE", help=f"the map file, relative to the root (default {DEFAULT_OUTPUT})")
         _selection_options(w)
         _cache_options(w)
@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 
     i = commands.add_parser("index", help="build or refresh the persistent index and summarise it",
                             description="Tag every changed file (in parallel) into the cache; print a summary.")
-    i.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
+    _path_argument(i)
     _cache_options(i)
     i.set_defaults(run=_run_index)
 
@@ -106,10 +106,14 @@ def _parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("mcp", help="serve map, search and retrieve to MCP clients over stdio",
                             description="An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').")
-    p.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
+    _path_argument(p)
     _cache_options(p)
     p.set_defaults(run=_run_mcp)
     return parser
+
+
+def _path_argument(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
 
 
 def _common(sub: argparse.ArgumentParser) -> None:

@@ -27,9 +27,6 @@ class Tally:
     def add(self, reason: str) -> None:
         self.counts[reason] = self.counts.get(reason, 0) + 1
 
-    def summary(self) -> str:
-        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.counts.items()))
-
 
 def is_secondary(rel: str) -> bool:
     """Tests, vendored, generated and minified files: shown, but ranked lower."""

@@ -89,10 +89,6 @@ def family_for(path: str) -> str:
     return FAMILIES.get(language, language)
 
 
-def has_query(language: str) -> bool:
-    return (resource_dir("queries") / f"{QUERY_ALIASES.get(language, language)}.scm").is_file()
-
-
 def _query_source(name: str) -> str:
     """A query file's text, preceded by the files its `; inherits: a b` first line names."""
     text = (resource_dir("queries") / f"{name}.scm").read_text(encoding="utf-8")
