@@ -44,6 +44,7 @@ def content_hash(data: bytes) -> str:
 def fingerprint() -> str:
     """What the stored tags depend on: repomap, tree-sitter, the grammars and our queries."""
     from . import __version__
+    from .index import PAYLOAD_VERSION
 
     digest = hashlib.blake2b(digest_size=16)
     for package in ("tree-sitter", "tree-sitter-language-pack"):
@@ -51,7 +52,7 @@ def fingerprint() -> str:
             digest.update(f"{package}={version(package)};".encode())
         except PackageNotFoundError:
             digest.update(f"{package}=?;".encode())
-    digest.update(__version__.encode())
+    digest.update(f"{__version__};{PAYLOAD_VERSION}".encode())
     for query in sorted(resource_dir("queries").glob("*.scm")):
         digest.update(query.name.encode() + query.read_bytes())
     return digest.hexdigest()

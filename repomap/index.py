@@ -121,8 +121,9 @@ class Indexer:
                 continue
             digest = cache.content_hash(data)
             row = self._stored.get(rel)
-            if row is not None and row[2] == digest:
-                self._known[rel] = _decode(row[3], stamp, digest)
+            known = _decode(row[3], stamp, digest) if row is not None and row[2] == digest else None
+            if known is not None:
+                self._known[rel] = known
                 rows.append((rel, *stamp, digest, row[3]))
             else:
                 to_parse.append((rel, language, stamp, digest, data))

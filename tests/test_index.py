@@ -113,3 +113,16 @@ def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch)
     assert set(store.load()) == {"a.py"}
     monkeypatch.setattr(cache, "fingerprint", lambda: "something else")
     assert cache.Store(tree, tmp_path / "c").load() == {}
+
+
+def test_unreadable_stored_payloads_are_tagged_again(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    expected = run("map", tree, "--cache-dir", cache_dir).stdout
+    with sqlite3.connect(next(cache_dir.glob("*.sqlite"))) as db:
+        db.execute("UPDATE files SET payload = ?", (b"not a payload",))
+        db.execute("DELETE FROM blobs")
+    for touched in tree.glob("*.py"):
+        touched.touch()  # new stamps, same content: the stored rows are consulted by hash
+    result = run("map", tree, "--cache-dir", cache_dir)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == expected
