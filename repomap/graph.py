@@ -155,25 +155,32 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
     out = np.bincount(edges.src, weights=weight, minlength=n) + edges.external
     flow = file_rank[edges.src] * weight / np.where(out > 0, out, 1.0)[edges.src]
-    def_score: dict[tuple[int, int], float] = {}
-    for d, name_id, value in zip(edges.dst.tolist(), edges.name.tolist(), flow.tolist()):
-        def_score[(d, name_id)] = def_score.get((d, name_id), 0.0) + value
+    # Rank that flows into each (file, name), summed with numpy: graphs of tens of millions of
+    # rows would not fit in memory as Python objects.
+    n_names = max(len(edges.names), 1)
+    pairs, inverse = np.unique(edges.dst * n_names + edges.name, return_inverse=True)
+    inflow = np.bincount(inverse.ravel(), weights=flow, minlength=len(pairs))
     name_index = {name: i for i, name in enumerate(edges.names)}
 
+    kept = [(i, path) for i, path in enumerate(files) if path not in signals.focus]
+    defs = [(i, path, tag) for i, path in kept for tag in infos[path].defs]
+    keys = np.array([i * n_names + name_index[tag.name] if tag.name in name_index else -1 for i, _, tag in defs],
+                    dtype=np.int64)
+    received = np.zeros(len(keys))
+    if len(pairs):
+        at = np.minimum(np.searchsorted(pairs, keys), len(pairs) - 1)
+        received = np.where(pairs[at] == keys, inflow[at], 0.0)
+
     ranked = []
-    for i, path in enumerate(files):
-        if path in signals.focus:
-            continue
-        mentioned_file = path in signals.mentioned_files
-        for tag in infos[path].defs:
-            match = _match(tag.name, signals)
-            # What the task names counts as if referenced by its own file, whatever the graph says.
-            own = 1.0 if mentioned_file or tag.name in signals.mentioned_idents else 0.01 + OWN_MATCH * min(match, 1.0)
-            score = def_score.get((i, name_index.get(tag.name, -1)), 0.0) + own * file_rank[i]
-            score *= 1.0 + match
-            if path in signals.secondary:
-                score *= SECONDARY
-            ranked.append(Ranked(score, tag))
+    for (i, path, tag), edge_score in zip(defs, received.tolist()):
+        match = _match(tag.name, signals)
+        # What the task names counts as if referenced by its own file, whatever the graph says.
+        mentioned = path in signals.mentioned_files or tag.name in signals.mentioned_idents
+        own = 1.0 if mentioned else 0.01 + OWN_MATCH * min(match, 1.0)
+        score = (edge_score + own * file_rank[i]) * (1.0 + match)
+        if path in signals.secondary:
+            score *= SECONDARY
+        ranked.append(Ranked(score, tag))
     ranked.sort(key=lambda r: (-r.score, r.tag.path, r.tag.start_byte))
     return ranked, dict(zip(files, file_rank.tolist()))
 
