@@ -119,3 +119,34 @@ def test_mcp_survives_malformed_protocol(tmp_path):
     assert any(a.get("id") == 7 and "result" in a for a in answers), out
     assert any(a.get("id") == 1 and "error" in a for a in answers), out  # unknown method: an error answer
     assert "Traceback" not in err
+
+
+def test_unreadable_file_is_counted(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from repomap import RepoMap
+    (tmp_path / "a.py").write_text("def a():\n    pass\n")
+    (tmp_path / "locked.py").write_text("def locked():\n    pass\n")
+    real = Path.read_bytes
+
+    def read_bytes(path):
+        if path.name == "locked.py":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)  # root reads anything, so simulate the refusal
+    result = RepoMap(tmp_path, use_cache=False).build()
+    assert result.notes == {"unreadable": 1}
+    assert "def a():" in result.text and "locked" not in result.text
+
+
+def test_hundred_thousand_tiny_files(tmp_path):
+    """Works on a very wide tree; time and memory per file are measured in bench/many_files.py."""
+    for i in range(100_000):
+        folder = tmp_path / f"pkg{i // 1000}"
+        if i % 1000 == 0:
+            folder.mkdir()
+        (folder / f"m{i}.py").write_text(f"def f{i}():\n    return f{(i * 7919) % 100_000}()\n")
+    result = run("map", tmp_path, "--tokens", "256")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(":\n") >= 5
