@@ -148,6 +148,15 @@ class Store:
         except sqlite3.DatabaseError as exc:
             _warn(f"could not update the cache ({exc})")
 
+    def payload(self, path: str) -> bytes | None:
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute("SELECT payload FROM files WHERE path = ?", (path,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return row[0] if row else None
+
     def save(self, rows: list[tuple[str, int, int, str, bytes]], deleted: list[str]) -> None:
         """Store new and changed files and forget deleted ones, in one transaction."""
         if self.db is None or not (rows or deleted):

@@ -18,6 +18,7 @@ from .tags import Tag
 PAYLOAD_VERSION = 2
 PARALLEL_FROM = 64  # files to parse before a process pool pays for itself
 CHUNK = 32
+SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
 _BUCKET = {"call": 1, "member": 2}
@@ -53,7 +54,7 @@ class Indexer:
         self.max_bytes = max_bytes
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
-        self._stored: dict[str, tuple[int, int, str, bytes]] | None = None
+        self._stored: dict[str, tuple[int, int, str, bytes | None]] | None = None  # payload None once decoded
         self.changed = 0  # files the last refresh had to read again
 
     def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
@@ -82,6 +83,8 @@ class Indexer:
             if known is None or known.stamp != stamp:
                 row = self._stored.get(rel)
                 known = _decode(row[3], stamp, row[2]) if row is not None and row[:2] == stamp else None
+                if known is not None:  # decoded: the bytes are not needed in memory any more
+                    self._stored[rel] = (*row[:3], None)
             if known is None:
                 todo.append((rel, language, stamp))
             else:
@@ -110,47 +113,44 @@ class Indexer:
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
     def _update(self, todo: list[tuple[str, str, tuple[int, int]]]) -> None:
-        """Re-tag changed files; a file whose content hash is stored is only re-stamped."""
-        rows, to_parse = [], []
-        for rel, language, stamp in todo:
-            data, reason = discover.read_source(self.root / rel, self.max_bytes)
-            if data is None:
-                payload = _encode(None, (reason,))
-                self._known[rel] = _decode(payload, stamp, "")
-                rows.append((rel, *stamp, "", payload))
-                continue
-            digest = cache.content_hash(data)
-            row = self._stored.get(rel)
-            known = _decode(row[3], stamp, digest) if row is not None and row[2] == digest else None
-            if known is not None:
-                self._known[rel] = known
-                rows.append((rel, *stamp, digest, row[3]))
-            else:
-                to_parse.append((rel, language, stamp, digest, data))
-        for (rel, _, stamp, digest, _), payload in zip(to_parse, self._parse_all(to_parse)):
-            self._known[rel] = _decode(payload, stamp, digest)
-            rows.append((rel, *stamp, digest, payload))
+        """Re-tag changed files. Workers read, hash and parse, so no file's bytes wait in this
+        process; a file whose content hash is stored is only re-stamped."""
+        jobs = [(str(self.root / rel), rel, language, self.max_bytes, self._stored_hash(rel)) for rel, language, _ in todo]
+        stamps = {rel: stamp for rel, _, stamp in todo}
+        rows = []
+        for rel, digest, payload in self._run(jobs):
+            if payload is None:  # same content as stored
+                payload = self._stored[rel][3] or self.store.payload(rel)
+            known = _decode(payload, stamps[rel], digest) if payload is not None else None
+            if known is None:  # the stored payload was unreadable after all: tag it here
+                _, digest, payload = _tag_job((str(self.root / rel), rel, tags.language_for(rel), self.max_bytes, ""))
+                known = _decode(payload, stamps[rel], digest)
+            self._known[rel] = known
+            self._stored[rel] = (*stamps[rel], digest, None)
+            rows.append((rel, *stamps[rel], digest, payload))
+            if len(rows) >= SAVE_EVERY:
+                self.store.save(rows, [])
+                rows = []
         self.store.save(rows, [])
-        for rel, size, mtime, digest, payload in rows:
-            self._stored[rel] = (size, mtime, digest, payload)
 
-    def _parse_all(self, items: list[tuple]) -> list[bytes]:
-        jobs = [(rel, language, data) for rel, language, _, _, data in items]
+    def _stored_hash(self, rel: str) -> str:
+        row = self._stored.get(rel)
+        return row[2] if row is not None else ""
+
+    def _run(self, jobs: list[tuple]):
+        """(rel, content hash, payload or None if unchanged) per job, in parallel when there are many."""
         progress = _Progress(len(jobs))
         if len(jobs) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
-            payloads = []
             for job in jobs:
-                payloads.append(_tag_payload(job))
+                yield _tag_job(job)
                 progress.step(1)
         else:
             chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
-            payloads = []
             with ProcessPoolExecutor(os.cpu_count()) as pool:
                 for done in pool.map(_tag_chunk, chunks):
-                    payloads.extend(done)
+                    yield from done
                     progress.step(len(done))
         progress.close()
-        return payloads
 
     def _forget(self, missing: set[str]) -> None:
         for rel in missing:
@@ -166,15 +166,22 @@ def _digest(parts) -> str:
     return digest.hexdigest()
 
 
-def _tag_chunk(jobs: list[tuple[str, str, bytes]]) -> list[bytes]:
-    return [_tag_payload(job) for job in jobs]
+def _tag_chunk(jobs: list[tuple]) -> list[tuple[str, str, bytes | None]]:
+    return [_tag_job(job) for job in jobs]
 
 
-def _tag_payload(job: tuple[str, str, bytes]) -> bytes:
-    rel, language, data = job
+def _tag_job(job: tuple) -> tuple[str, str, bytes | None]:
+    """Read, hash and tag one file: (rel, hash, payload), payload None when the hash is the stored one."""
+    path, rel, language, max_bytes, stored_hash = job
+    data, reason = discover.read_source(Path(path), max_bytes)
+    if data is None:
+        return rel, "", _encode(None, (reason,))
+    digest = cache.content_hash(data)
+    if digest == stored_hash:
+        return rel, digest, None
     result = tags.extract(rel, data, language)
     if result is None:
-        return _encode(None, (f"no working {language} query",))
+        return rel, digest, _encode(None, (f"no working {language} query",))
     notes = []
     try:
         data.decode("utf-8")
@@ -188,7 +195,7 @@ def _tag_payload(job: tuple[str, str, bytes]) -> bytes:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
-    return _encode(FileInfo(defs, tuple(refs), counts), tuple(notes))
+    return rel, digest, _encode(FileInfo(defs, tuple(refs), counts), tuple(notes))
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
