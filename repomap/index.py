@@ -4,10 +4,10 @@ when there is much of it), and remember the results in memory and in the persist
 from __future__ import annotations
 
 import marshal
-from array import array
 import os
 import sys
 import time
+from array import array
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import astuple, dataclass
 from pathlib import Path
