@@ -21,6 +21,7 @@ B = 0.5
 NAME_WEIGHT = 3
 PRIOR = 0.6
 SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
+PROSE = 0.3  # Markdown sections: prose matches a prose query too easily; search is mostly for code
 LONG = 120  # lines; longer definitions rank lower, since retrieving them costs more
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -78,7 +79,8 @@ class Index:
         self.doc_freq: Counter[str] = Counter(t for d in self.docs for t in d)
         top = max(prior.values(), default=0.0) or 1.0
         self.prior = [math.sqrt(prior.get(t.id, 0.0) / top) for t in defs]
-        self.factor = [(SECONDARY if t.path in secondary else 1.0) / _length_penalty(t) for t in defs]
+        self.factor = [(SECONDARY if t.path in secondary else 1.0) * (PROSE if t.kind == "section" else 1.0)
+                       / _length_penalty(t) for t in defs]
 
     def search(self, query: str, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
         wanted = set(terms(query))
