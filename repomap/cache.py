@@ -128,13 +128,7 @@ class Store:
 
     def blob(self, key: str) -> bytes | None:
         """A derived result stored under `key` (the last few are kept)."""
-        if self.db is None:
-            return None
-        try:
-            row = self.db.execute("SELECT value FROM blobs WHERE key = ?", (key,)).fetchone()
-        except sqlite3.DatabaseError:
-            return None
-        return row[0] if row else None
+        return self._one("SELECT value FROM blobs WHERE key = ?", key)
 
     def save_blob(self, key: str, value: bytes) -> None:
         if self.db is None:
@@ -149,10 +143,14 @@ class Store:
             _warn(f"could not update the cache ({exc})")
 
     def payload(self, path: str) -> bytes | None:
+        return self._one("SELECT payload FROM files WHERE path = ?", path)
+
+    def _one(self, sql: str, key: str) -> bytes | None:
+        """The value one keyed row holds, or None (no cache, no row, or an unreadable one)."""
         if self.db is None:
             return None
         try:
-            row = self.db.execute("SELECT payload FROM files WHERE path = ?", (path,)).fetchone()
+            row = self.db.execute(sql, (key,)).fetchone()
         except sqlite3.DatabaseError:
             return None
         return row[0] if row else None
