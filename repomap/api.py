@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import cache, discover, graph, render, retrieve, tags, words
+from . import cache, discover, graph, render, retrieve, tags, words, workers
 from .graph import Ranked, Signals
-from .index import FileInfo, Indexer
+from .index import TIME_LIMIT, FileInfo, Indexer
 from .retrieve import Snippet
 from .search import Hit, Index, own_texts
 from .tags import Tag
@@ -76,8 +76,8 @@ class RepoMap:
     def __init__(self, root: str | os.PathLike, *, tokens: int = 1024, fmt: str = "text",
                  template: str | os.PathLike | None = None, include: Iterable[str] = (),
                  exclude: Iterable[str] = (), hide_secondary: bool = False,
-                 max_file_bytes: int = discover.MAX_FILE_BYTES, cache_dir: str | os.PathLike | None = None,
-                 use_cache: bool = True):
+                 max_file_bytes: int = discover.MAX_FILE_BYTES, parse_timeout: float = TIME_LIMIT,
+                 cache_dir: str | os.PathLike | None = None, use_cache: bool = True):
         self.root = Path(root).resolve()
         if not self.root.exists():
             raise RepoMapError(f"no such directory: {root}")
@@ -85,6 +85,8 @@ class RepoMap:
             raise RepoMapError(f"not a directory: {root}")
         if tokens < 1:
             raise RepoMapError(f"the token budget must be a positive number, not {tokens}")
+        if not parse_timeout > 0:
+            raise RepoMapError(f"the parse timeout must be more than 0 seconds, not {parse_timeout}")
         self.tokens = tokens
         self.fmt = fmt
         self.template = Path(template) if template else None
@@ -98,7 +100,7 @@ class RepoMap:
         self.exclude = list(exclude)
         self.hide_secondary = hide_secondary
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
-        self.indexer = Indexer(self.root, folder, max_file_bytes)
+        self.indexer = Indexer(self.root, folder, max_file_bytes, parse_timeout)
         self._graph: tuple[str, graph.Edges] | None = None
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
@@ -196,10 +198,12 @@ class RepoMap:
         definition = self.retrieve(target).tag
         family = tags.family_for(definition.path)
         found = []
-        for rel, info in sorted(self.scan().infos.items()):
-            if tags.family_for(rel) != family or definition.name not in info.ref_names:
+        rels = [rel for rel, info in self.scan().infos.items()
+                if tags.family_for(rel) == family and definition.name in info.ref_names]
+        for rel, answer in sorted(self._parse_files(rels)):
+            if isinstance(answer, str):
                 continue
-            file_tags = self._parse_now(rel)[1]
+            file_tags = answer[1]
             defs = [t for t in file_tags if t.role == "def"]
             for ref in file_tags:
                 if ref.role == "ref" and ref.name == definition.name:
@@ -257,14 +261,18 @@ class RepoMap:
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
         """One file's bytes and tags, read and parsed now, so both are of the same moment."""
-        language = tags.language_for(rel)
-        if language is None or not (self.root / rel).is_file():
+        if tags.language_for(rel) is None or not (self.root / rel).is_file():
             raise retrieve.NotFound(f"no source file {rel}", [])
-        data, why = discover.read_source(self.root / rel, self.indexer.max_bytes)
-        result = tags.extract(rel, data, language) if data is not None else None
-        if result is None:
-            raise retrieve.NotFound(f"{rel} cannot be tagged ({why or 'no working query'})", [])
-        return data, result.tags
+        (_, answer), = self._parse_files([rel])
+        if isinstance(answer, str):
+            raise retrieve.NotFound(f"{rel} cannot be tagged ({answer})", [])
+        return answer
+
+    def _parse_files(self, rels: list[str]):
+        """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit."""
+        jobs = [(str(self.root / rel), rel, self.indexer.max_bytes) for rel in rels]
+        for job, answer in workers.run(_parse_job, jobs, self.indexer.time_limit, os.cpu_count() or 1):
+            yield job[1], answer.reason if isinstance(answer, workers.Failed) else answer
 
     def _relative(self, path: str | os.PathLike) -> str | None:
         """A repository-relative path with /, or None if the path is outside the root."""
@@ -283,3 +291,11 @@ class RepoMap:
         if any(discover.glob_match(rel, g) for g in self.exclude):
             return False
         return not (self.hide_secondary and discover.is_secondary(rel))
+
+
+def _parse_job(job: tuple[str, str, int]) -> tuple[bytes, list[Tag]] | str:
+    """A file's bytes and all its tags, or why it cannot be tagged."""
+    path, rel, max_bytes = job
+    data, why = discover.read_source(Path(path), max_bytes)
+    result = tags.extract(rel, data, tags.language_for(rel)) if data is not None else None
+    return (data, result.tags) if result is not None else why or "no working query"

@@ -14,6 +14,7 @@ from pathlib import Path
 from . import __version__, config, tags
 from .api import RepoMap, RepoMapError
 from .discover import MAX_FILE_BYTES
+from .index import TIME_LIMIT
 from .render import FORMATS
 from .retrieve import NotFound, Refused, Snippet, safe_relative
 
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     i = commands.add_parser("index", help="build or refresh the persistent index and summarise it",
                             description="Tag every changed file (in parallel) into the cache; print a summary.")
     _path_argument(i)
+    _tagging_options(i)
     _cache_options(i)
     i.set_defaults(run=_run_index)
 
@@ -107,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     p = commands.add_parser("mcp", help="serve map, search and retrieve to MCP clients over stdio",
                             description="An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').")
     _path_argument(p)
+    _tagging_options(p)
     _cache_options(p)
     p.set_defaults(run=_run_mcp)
     return parser
@@ -119,6 +122,7 @@ def _path_argument(sub: argparse.ArgumentParser) -> None:
 def _common(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--root", default=".", help="repository root (default: current directory)")
     sub.add_argument("--json", action="store_true", help="JSON with a _meta block of token figures")
+    _tagging_options(sub)
     _cache_options(sub)
 
 
@@ -129,17 +133,27 @@ def _selection_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--exclude", action="append", metavar="GLOB", help="leave out files matching (repeatable)")
     sub.add_argument("--hide-secondary", action="store_const", const=True,
                      help="hide tests, vendored, generated and minified files instead of ranking them lower")
+    _tagging_options(sub)
+
+
+def _tagging_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--max-file-size", type=_positive, metavar="BYTES",
                      help=f"skip larger files (default {MAX_FILE_BYTES})")
+    sub.add_argument("--parse-timeout", type=_seconds, metavar="SECONDS",
+                     help=f"skip a file that takes longer to tag (default {TIME_LIMIT:g})")
+
+
+def _root(args: argparse.Namespace) -> str:
+    return args.root if hasattr(args, "root") else args.path  # search's --path is a glob
 
 
 def _settings(args: argparse.Namespace) -> dict:
     """Defaults, then the repository's .repomap.toml or [tool.repomap], then the flags given."""
     settings = {"tokens": 1024, "format": "text", "include": [], "exclude": [], "hide_secondary": False,
-                "max_file_size": MAX_FILE_BYTES, "output": DEFAULT_OUTPUT}
-    if os.path.isdir(args.path):
+                "max_file_size": MAX_FILE_BYTES, "parse_timeout": TIME_LIMIT, "output": DEFAULT_OUTPUT}
+    if os.path.isdir(_root(args)):
         try:
-            settings.update(config.load(Path(args.path)))
+            settings.update(config.load(Path(_root(args))))
         except config.ConfigError as exc:
             raise RepoMapError(str(exc)) from None
     for key in settings:
@@ -154,8 +168,10 @@ def _cache_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--no-cache", action="store_true", help="neither read nor write the index")
 
 
-def _repo(args: argparse.Namespace, root: str, **options) -> RepoMap:
-    return RepoMap(root, cache_dir=args.cache_dir, use_cache=not args.no_cache, **options)
+def _repo(args: argparse.Namespace, settings: dict | None = None, **options) -> RepoMap:
+    settings = settings or _settings(args)
+    return RepoMap(_root(args), cache_dir=args.cache_dir, use_cache=not args.no_cache,
+                   max_file_bytes=settings["max_file_size"], parse_timeout=settings["parse_timeout"], **options)
 
 
 def _positive(text: str) -> int:
@@ -168,10 +184,20 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+    return value
+
+
 def _mapper(args: argparse.Namespace, settings: dict, fmt: str, exclude: list[str] = ()) -> RepoMap:
-    return _repo(args, args.path, tokens=settings["tokens"], fmt=fmt, template=getattr(args, "template", None),
+    return _repo(args, settings, tokens=settings["tokens"], fmt=fmt, template=getattr(args, "template", None),
                  include=settings["include"], exclude=[*settings["exclude"], *exclude],
-                 hide_secondary=settings["hide_secondary"], max_file_bytes=settings["max_file_size"])
+                 hide_secondary=settings["hide_secondary"])
 
 
 def _run_map(args: argparse.Namespace) -> int:
@@ -247,7 +273,7 @@ def _print_notes(notes: dict[str, int]) -> None:
 
 def _run_index(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    repo = _repo(args, args.path)
+    repo = _repo(args)
     scan = repo.scan()
     languages: dict[str, int] = {}
     for rel in scan.infos:
@@ -264,7 +290,7 @@ def _run_index(args: argparse.Namespace) -> int:
 
 def _run_retrieve(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    repo = _repo(args, args.root)
+    repo = _repo(args)
     found, missing = [], []
     for target in args.targets:
         try:
@@ -297,7 +323,7 @@ def _block(snippet: Snippet) -> bytes:
 def _run_search(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     query = sys.stdin.read() if args.query == "-" else args.query
-    repo = _repo(args, args.root)
+    repo = _repo(args)
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
     lines = [f"{h.tag.id}  {h.tag.path}:{h.tag.line}-{h.tag.end_line}  {h.score:.2f}  "
              f"{h.signature.splitlines()[0][:120] if h.signature else ''}" for h in hits]
@@ -314,7 +340,7 @@ def _run_search(args: argparse.Namespace) -> int:
 
 def _run_refs(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    repo = _repo(args, args.root)
+    repo = _repo(args)
     definition, found = repo.refs(args.target)
     lines = [f"{ref.path}:{ref.line}  {around.id if around else '(top level)'}" for ref, around in found]
     text = f"{definition.id}  {len(found)} references\n" + "".join(line + "\n" for line in lines)
@@ -333,7 +359,7 @@ def _run_mcp(args: argparse.Namespace) -> int:
         from .mcp_server import serve
     except ImportError:
         raise RepoMapError("the MCP server needs the mcp extra: pip install 'repomap[mcp]'") from None
-    serve(_repo(args, args.path))
+    serve(_repo(args))
     return 0
 
 

@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 KEYS = {"tokens": int, "include": list, "exclude": list, "output": str, "format": str,
-        "hide_secondary": bool, "max_file_size": int}
+        "hide_secondary": bool, "max_file_size": int, "parse_timeout": float}
 
 
 class ConfigError(Exception):
@@ -41,6 +41,8 @@ def _checked(settings: dict, where: str) -> dict:
         if key not in KEYS:
             raise ConfigError(f"unknown setting {key!r} in {where} (known: {', '.join(sorted(KEYS))})")
         kind = KEYS[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            settings[key] = value = float(value)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or \
                 (kind is list and not all(isinstance(v, str) for v in value)):
             raise ConfigError(f"setting {key!r} in {where} must be {'a list of strings' if kind is list else kind.__name__}")

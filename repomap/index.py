@@ -8,16 +8,15 @@ import os
 import sys
 import time
 from array import array
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
-from . import cache, discover, tags
+from . import cache, discover, tags, workers
 from .tags import Tag
 
 PAYLOAD_VERSION = 2
-PARALLEL_FROM = 64  # files to parse before a process pool pays for itself
-CHUNK = 32
+TIME_LIMIT = 10.0  # seconds to tag one file before it is skipped
+SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
@@ -49,9 +48,11 @@ class _Known:
 class Indexer:
     """The tags of one repository, refreshed on every call; unchanged files cost a stat."""
 
-    def __init__(self, root: Path, cache_dir: Path | None, max_bytes: int = discover.MAX_FILE_BYTES):
+    def __init__(self, root: Path, cache_dir: Path | None, max_bytes: int = discover.MAX_FILE_BYTES,
+                 time_limit: float = TIME_LIMIT):
         self.root = root
         self.max_bytes = max_bytes
+        self.time_limit = time_limit
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
         self._stored: dict[str, tuple[int, int, str, bytes | None]] | None = None  # payload None once decoded
@@ -76,17 +77,22 @@ class Indexer:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`."""
         if self._stored is None:
             self._stored = self.store.load()
-        todo: list[tuple[str, str, tuple[int, int]]] = []
+        todo: dict[str, tuple[int, int]] = {}
         for rel, stamp in stamps.items():
-            language = tags.language_for(rel)
+            if stamp[0] > self.max_bytes:  # decided by the stamp, so a changed limit applies at once
+                self._known[rel] = _Known(stamp, "", None, ("too large",))
+                continue
             known = self._known.get(rel)
             if known is None or known.stamp != stamp:
                 row = self._stored.get(rel)
                 known = _decode(row[3], stamp, row[2]) if row is not None and row[:2] == stamp else None
+                if known is not None and known.digest.startswith(SLOW) and \
+                        float(known.digest[len(SLOW):]) < self.time_limit:
+                    known = None
                 if known is not None:  # decoded: the bytes are not needed in memory any more
                     self._stored[rel] = (*row[:3], None)
             if known is None:
-                todo.append((rel, language, stamp))
+                todo[rel] = stamp
             else:
                 self._known[rel] = known
         self._update(todo)
@@ -112,45 +118,41 @@ class Indexer:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
-    def _update(self, todo: list[tuple[str, str, tuple[int, int]]]) -> None:
+    def _update(self, stamps: dict[str, tuple[int, int]]) -> None:
         """Re-tag changed files. Workers read, hash and parse, so no file's bytes wait in this
         process; a file whose content hash is stored is only re-stamped."""
-        jobs = [(str(self.root / rel), rel, language, self.max_bytes, self._stored_hash(rel)) for rel, language, _ in todo]
-        stamps = {rel: stamp for rel, _, stamp in todo}
+        jobs = [self._job(rel) for rel in stamps]
+        progress = _Progress(len(jobs))
         rows = []
-        for rel, digest, payload in self._run(jobs):
-            if payload is None:  # same content as stored
-                payload = self._stored[rel][3] or self.store.payload(rel)
-            known = _decode(payload, stamps[rel], digest) if payload is not None else None
-            if known is None:  # the stored payload was unreadable after all: tag it here
-                _, digest, payload = _tag_job((str(self.root / rel), rel, tags.language_for(rel), self.max_bytes, ""))
-                known = _decode(payload, stamps[rel], digest)
-            self._known[rel] = known
-            self._stored[rel] = (*stamps[rel], digest, None)
-            rows.append((rel, *stamps[rel], digest, payload))
-            if len(rows) >= SAVE_EVERY:
-                self.store.save(rows, [])
-                rows = []
+        while jobs:
+            retry = []
+            for job, answer in workers.run(_tag_job, jobs, self.time_limit, os.cpu_count() or 1):
+                rel = job[1]
+                if isinstance(answer, workers.Failed):
+                    digest, payload = f"{SLOW}{self.time_limit:g}" if "took over" in answer.reason else "", \
+                        _encode(None, (answer.reason,))
+                else:
+                    digest, payload = answer
+                    if payload is None:  # same content as stored
+                        payload = self._stored[rel][3] or self.store.payload(rel)
+                known = _decode(payload, stamps[rel], digest) if payload is not None else None
+                if known is None:  # the stored payload was unreadable after all: tag it again
+                    retry.append(self._job(rel, stored=False))
+                    continue
+                progress.step(1)
+                self._known[rel] = known
+                self._stored[rel] = (*stamps[rel], digest, None)
+                rows.append((rel, *stamps[rel], digest, payload))
+                if len(rows) >= SAVE_EVERY:
+                    self.store.save(rows, [])
+                    rows = []
+            jobs = retry
+        progress.close()
         self.store.save(rows, [])
 
-    def _stored_hash(self, rel: str) -> str:
-        row = self._stored.get(rel)
-        return row[2] if row is not None else ""
-
-    def _run(self, jobs: list[tuple]):
-        """(rel, content hash, payload or None if unchanged) per job, in parallel when there are many."""
-        progress = _Progress(len(jobs))
-        if len(jobs) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
-            for job in jobs:
-                yield _tag_job(job)
-                progress.step(1)
-        else:
-            chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
-            with ProcessPoolExecutor(os.cpu_count()) as pool:
-                for done in pool.map(_tag_chunk, chunks):
-                    yield from done
-                    progress.step(len(done))
-        progress.close()
+    def _job(self, rel: str, stored: bool = True) -> tuple:
+        row = self._stored.get(rel) if stored else None
+        return str(self.root / rel), rel, tags.language_for(rel), self.max_bytes, row[2] if row else ""
 
     def _forget(self, missing: set[str]) -> None:
         for rel in missing:
@@ -166,22 +168,18 @@ def _digest(parts) -> str:
     return digest.hexdigest()
 
 
-def _tag_chunk(jobs: list[tuple]) -> list[tuple[str, str, bytes | None]]:
-    return [_tag_job(job) for job in jobs]
-
-
-def _tag_job(job: tuple) -> tuple[str, str, bytes | None]:
-    """Read, hash and tag one file: (rel, hash, payload), payload None when the hash is the stored one."""
+def _tag_job(job: tuple) -> tuple[str, bytes | None]:
+    """Read, hash and tag one file: (hash, payload), payload None when the hash is the stored one."""
     path, rel, language, max_bytes, stored_hash = job
     data, reason = discover.read_source(Path(path), max_bytes)
     if data is None:
-        return rel, "", _encode(None, (reason,))
+        return "", _encode(None, (reason,))
     digest = cache.content_hash(data)
     if digest == stored_hash:
-        return rel, digest, None
+        return digest, None
     result = tags.extract(rel, data, language)
     if result is None:
-        return rel, digest, _encode(None, (f"no working {language} query",))
+        return digest, _encode(None, (f"no working {language} query",))
     notes = []
     try:
         data.decode("utf-8")
@@ -195,7 +193,7 @@ def _tag_job(job: tuple) -> tuple[str, str, bytes | None]:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
-    return rel, digest, _encode(FileInfo(defs, tuple(refs), counts), tuple(notes))
+    return digest, _encode(FileInfo(defs, tuple(refs), counts), tuple(notes))
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:

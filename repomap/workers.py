@@ -1,0 +1,150 @@
+"""Run jobs in child processes that can be stopped: a job that hangs past its time limit,
+crashes its process or exhausts its memory is given up and reported, and the others go on.
+
+A parser is C code: a thread cannot interrupt it and an exception cannot catch a crash in
+it, so each file is tagged in a worker process that can be killed and replaced.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Callable, Iterable, Iterator
+
+try:
+    import resource
+except ImportError:  # not on Windows: there only the time limit applies
+    resource = None
+
+CHUNK = 32  # jobs handed to a worker at a time: fewer round trips, same time limit per job
+HEADROOM = 2 << 30  # bytes of address space a worker may add to what it had when it started
+
+
+@dataclass
+class Failed:
+    """Why a job gave no result."""
+
+    reason: str
+
+
+@dataclass
+class _Worker:
+    process: multiprocessing.process.BaseProcess
+    conn: Connection
+    ready: bool = False
+    since: float = 0.0  # when it last answered: its current job has run at least this long
+    pending: deque = field(default_factory=deque)
+
+
+def run(work: Callable, jobs: Iterable, limit: float, processes: int) -> Iterator[tuple[object, object]]:
+    """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds."""
+    todo = deque(jobs)
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    workers: list[_Worker] = []
+    try:
+        workers = [_start(context, work) for _ in range(max(1, min(processes, -(-len(todo) // CHUNK))))]
+        for worker in workers:
+            _hand_out(worker, todo)
+        while any(w.pending for w in workers):
+            busy = [w for w in workers if w.pending]
+            waiting = [w.since + limit - time.monotonic() for w in busy if w.ready]
+            ready = wait([w.conn for w in busy], timeout=max(0.0, min(waiting, default=limit)))
+            for worker in busy:
+                if worker.conn in ready:
+                    yield from _receive(worker, todo, context, work, workers)
+                elif worker.ready and time.monotonic() - worker.since > limit:
+                    job = worker.pending.popleft()
+                    _replace(worker, todo, context, work, workers)
+                    yield job, Failed(f"took over {limit:g} s to tag (skipped)")
+    finally:
+        for worker in workers:
+            _stop(worker)
+
+
+def _receive(worker: _Worker, todo: deque, context, work: Callable, workers: list[_Worker]):
+    try:
+        answer = worker.conn.recv()
+    except (EOFError, OSError):  # the process died: its current job killed it
+        if not worker.ready:
+            raise RuntimeError("a worker process died as it started") from None
+        job = worker.pending.popleft()
+        _replace(worker, todo, context, work, workers)
+        yield job, Failed("crashed the parser (skipped)")
+        return
+    worker.since = time.monotonic()
+    if not worker.ready:
+        worker.ready = True
+        return
+    ok, result = answer
+    yield worker.pending.popleft(), result if ok else Failed(f"failed to tag: {result} (skipped)")
+    if len(worker.pending) <= CHUNK // 2:  # the next chunk waits in the pipe: no idle worker
+        _hand_out(worker, todo)
+
+
+def _start(context, work: Callable) -> _Worker:
+    mine, theirs = context.Pipe()
+    process = context.Process(target=_serve, args=(theirs, work), daemon=True)
+    process.start()
+    theirs.close()
+    return _Worker(process, mine)
+
+
+def _hand_out(worker: _Worker, todo: deque) -> None:
+    chunk = [todo.popleft() for _ in range(min(CHUNK, len(todo)))]
+    if chunk:
+        worker.pending.extend(chunk)
+        worker.conn.send(chunk)
+
+
+def _replace(worker: _Worker, todo: deque, context, work: Callable, workers: list[_Worker]) -> None:
+    """Kill a worker, put its unstarted jobs back first in line and start a fresh one."""
+    _stop(worker)
+    todo.extendleft(reversed(worker.pending))
+    fresh = _start(context, work)
+    workers[workers.index(worker)] = fresh
+    _hand_out(fresh, todo)
+
+
+def _stop(worker: _Worker) -> None:
+    if worker.process.is_alive():
+        worker.process.kill()
+    worker.process.join()
+    worker.conn.close()
+
+
+def _serve(conn: Connection, work: Callable) -> None:
+    """A worker's loop: answer each job of each chunk as it finishes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _limit_memory()
+    conn.send(None)
+    while True:
+        try:
+            chunk = conn.recv()
+        except EOFError:
+            return
+        for job in chunk:
+            try:
+                answer = (True, work(job))
+            except Exception as exc:  # MemoryError too: one bad file must not stop the run
+                answer = (False, f"{type(exc).__name__}: {exc}")
+            conn.send(answer)
+
+
+def _limit_memory() -> None:
+    """Cap the worker's address space, so a file that makes the parser explode ends only its worker."""
+    if resource is None:
+        return
+    try:
+        with open("/proc/self/statm") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = size + HEADROOM
+        if hard == resource.RLIM_INFINITY or cap < hard:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (OSError, ValueError):
+        pass  # no /proc: only the time limit applies

@@ -1,0 +1,64 @@
+"""Files are tagged in worker processes that can be stopped: a job that hangs, crashes its
+process, raises or exhausts memory is reported as failed and every other job still finishes."""
+
+import os
+import signal
+import time
+
+from conftest import run
+from repomap import workers
+
+
+def job(name: str) -> str:
+    if name == "hang":
+        time.sleep(60)
+    elif name == "crash":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif name == "raise":
+        raise ValueError("bad input")
+    elif name == "explode":
+        return str(len(bytearray(6 << 30)))  # past the worker's memory cap
+    return name.upper()
+
+
+def test_failures_are_reported_and_the_other_jobs_finish():
+    names = ["hang", "crash", "raise", "explode", *(f"ok{i}" for i in range(100))]
+    started = time.monotonic()
+    results = dict(workers.run(job, names, limit=1.0, processes=2))
+    assert time.monotonic() - started < 30  # the hanging job did not hold the run for its 60 s
+    assert results.pop("hang") == workers.Failed("took over 1 s to tag (skipped)")
+    assert results.pop("crash") == workers.Failed("crashed the parser (skipped)")
+    assert results.pop("raise") == workers.Failed("failed to tag: ValueError: bad input (skipped)")
+    assert results.pop("explode").reason.startswith("failed to tag: MemoryError")
+    assert results == {f"ok{i}": f"OK{i}" for i in range(100)}
+
+
+def slow_tree(path):
+    """Two small files and one that takes about a second to tag."""
+    (path / "small.py").write_text("def small():\n    return 1\n")
+    (path / "other.py").write_text("from small import small\n\ndef other():\n    return small()\n")
+    (path / "big.py").write_text("".join(f"def f{i}(a, b):\n    return g{i}(a) + b\n" for i in range(22000)))
+
+
+def test_a_file_over_the_time_limit_is_skipped_counted_and_retried_under_a_higher_one(tmp_path):
+    repo, cache_dir = tmp_path / "repo", tmp_path / "cache"
+    repo.mkdir()
+    slow_tree(repo)
+    result = run("map", repo, "--cache-dir", cache_dir, "--parse-timeout", "0.05")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "repomap: files: 1 took over 0.05 s to tag (skipped)\n"
+    assert result.stdout == "small.py:\n  def small():\n  ⋮\nother.py:\n  def other():\n  ⋮\n"
+    again = run("index", repo, "--cache-dir", cache_dir, "--parse-timeout", "0.05")
+    assert again.stdout.startswith("2 files (0 read again)")  # remembered, not tried again
+    higher = run("index", repo, "--cache-dir", cache_dir)
+    assert higher.stdout.startswith("3 files (1 read again), 22002 symbols"), higher.stdout
+
+
+def test_bad_parse_timeouts_are_refused(tmp_path):
+    for value, message in (("0", "must be more than 0"), ("soon", "not a number of seconds")):
+        result = run("map", tmp_path, "--parse-timeout", value)
+        assert result.returncode == 2 and message in result.stderr
+    (tmp_path / ".repomap.toml").write_text('parse_timeout = "soon"\n')
+    result = run("map", tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == "repomap: error: setting 'parse_timeout' in .repomap.toml must be float\n"
