@@ -81,61 +81,94 @@ class Edges:
 
 
 def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
+    """Join every file's references to the files defining the name, in numpy: a kernel-sized
+    graph has tens of millions of rows, too many for Python objects."""
     files = sorted(infos)
-    index = {path: i for i, path in enumerate(files)}
-    definers: dict[str, list[int]] = defaultdict(list)
-    only_methods: set[tuple[int, str]] = set()  # (file, name) where every definition is a method
-    # name -> [(file, (imports, type uses and inheritance; plain calls; calls on a receiver))]
-    ref_counts: dict[str, list[tuple[int, tuple[int, int, int]]]] = defaultdict(list)
+    ids: dict[str, int] = {}
+    def_file, def_name, def_method = array("i"), array("i"), array("b")
+    ref_name, ref_counts, ref_per_file = array("i"), array("I"), array("q")
     for i, path in enumerate(files):
+        info = infos[path]
         kinds: dict[str, set[str]] = defaultdict(set)
-        for tag in infos[path].defs:
+        for tag in info.defs:
             if not tag.local:
                 kinds[tag.name].add(tag.kind)
         for name, k in kinds.items():
-            definers[name].append(i)
-            if k == {"method"}:
-                only_methods.add((i, name))
-        for name, uses, calls, members in infos[path].refs():
-            ref_counts[name].append((i, (uses, calls, members)))
-
-    family = [family_for(path) for path in files]
-    is_secondary = [path in secondary for path in files]
-    # arrays, not lists: a kernel-sized graph has tens of millions of rows
-    names: list[str] = []
-    src, dst, name_ids, weights = array("q"), array("q"), array("q"), array("d")
+            def_file.append(i)
+            def_name.append(ids.setdefault(name, len(ids)))
+            def_method.append(k == {"method"})  # nothing but a call on a receiver reaches it
+        ref_name.extend(ids.setdefault(name, len(ids)) for name in info.ref_names)
+        ref_counts.extend(info.ref_counts)
+        ref_per_file.append(len(info.ref_names))
+    names = sorted(ids)
+    renumber = np.empty(len(ids), dtype=np.int32)  # ids in sorted name order, as rows are emitted
+    renumber[np.fromiter((ids[name] for name in names), dtype=np.int64, count=len(names))] = \
+        np.arange(len(names), dtype=np.int32)
+    defs = _by_name(renumber[np.frombuffer(def_name, dtype=np.int32)], np.frombuffer(def_file, dtype=np.int32),
+                    np.frombuffer(def_method, dtype=np.int8).astype(bool))
+    refs = _by_name(renumber[np.frombuffer(ref_name, dtype=np.int32)],
+                    np.repeat(np.arange(len(files), dtype=np.int32), np.frombuffer(ref_per_file, dtype=np.int64)),
+                    np.frombuffer(ref_counts, dtype=np.uint32).reshape(-1, 3).astype(np.float64))
+    families = {f: k for k, f in enumerate(sorted(set(map(family_for, files))))}
+    context = _Context(
+        family=np.array([families[family_for(f)] for f in files], dtype=np.int32),
+        scale=np.array([SECONDARY if f in secondary else 1.0 for f in files]),
+        name_factor=np.array([_name_weight(name) for name in names]) *
+        np.where(np.bincount(defs[0], minlength=len(names)) > COMMON_NAME_FILES, PRIVATE_NAME, 1.0),
+        method_rarity=METHOD_CALL * _rarity(np.bincount(refs[0], minlength=len(names)), len(files)),
+        member_rarity=_rarity(np.bincount(refs[0], weights=refs[2][:, 2] > 0, minlength=len(names)), len(files)))
+    parts = [_join(tuple(column[start:start + JOIN_ROWS] for column in refs), defs, context)
+             for start in range(0, len(refs[0]), JOIN_ROWS)]
     external = np.zeros(len(files))
-    n_files = len(files)
-    for name in sorted(ref_counts):
-        by_file = ref_counts[name]
-        owners_all = definers.get(name, [])
-        method_rarity = METHOD_CALL * _rarity(len(by_file), n_files)
-        member_rarity = _rarity(sum(1 for _, c in by_file if c[2]), n_files)
-        name_factor = _name_weight(name, len(owners_all))
-        name_id = len(names)
-        names.append(name)
-        for s, (uses, calls, members) in by_file:
-            owners = [d for d in owners_all if d != s and family[d] == family[s]]
-            total = uses + calls + members
-            mass = math.sqrt(total)
-            if not owners:
-                external[s] += mass
-                continue
-            base = name_factor * mass / len(owners)
-            resolved = 0.0
-            for d in owners:
-                if (d, name) in only_methods:  # nothing but a call on the right receiver reaches it
-                    weight = base * method_rarity
-                else:
-                    weight = base * (uses + calls + members * member_rarity) / total
-                resolved += weight
-                src.append(s)
-                dst.append(d)
-                name_ids.append(name_id)
-                weights.append(weight * (SECONDARY if is_secondary[d] else 1.0))
-            external[s] += max(0.0, mass - resolved)
-    return Edges(files, names, np.frombuffer(src, dtype=np.int64), np.frombuffer(dst, dtype=np.int64),
-                 np.frombuffer(name_ids, dtype=np.int64), np.frombuffer(weights, dtype=np.float64), external)
+    for part in parts:
+        external += np.bincount(part[4], weights=part[5], minlength=len(files))
+    src, dst, name, weight = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, dtype=np.int32)
+                              for k in range(4))
+    return Edges(files, names, src, dst, name, weight.astype(np.float64), external)
+
+
+JOIN_ROWS = 200_000  # references joined at a time: bounds the memory of the pairs in flight
+
+
+def _by_name(name: np.ndarray, file: np.ndarray, *more: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rows sorted by name, then file: the order in which edges are emitted."""
+    order = np.lexsort((file, name))
+    return tuple(column[order] for column in (name, file, *more))
+
+
+@dataclass
+class _Context:
+    family: np.ndarray  # per file
+    scale: np.ndarray  # per file: SECONDARY for tests and vendored code
+    name_factor: np.ndarray  # per name
+    method_rarity: np.ndarray  # per name
+    member_rarity: np.ndarray  # per name
+
+
+def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Context) -> tuple[np.ndarray, ...]:
+    """Edges of some references (name, file, counts): each one's mass (square root of its
+    count) is split between the other files of its family that define the name (name, file,
+    only methods); the rest goes to the sink. Returns (src, dst, name, weight, file, external mass)."""
+    ref_name, ref_file, counts = refs
+    def_name, def_file, only_methods = defs
+    lo = np.searchsorted(def_name, ref_name, "left")
+    n = np.searchsorted(def_name, ref_name, "right") - lo
+    row = np.repeat(np.arange(len(ref_name)), n)
+    at = np.arange(len(row)) - np.repeat(np.cumsum(n) - n, n) + np.repeat(lo, n)
+    src, dst = ref_file[row], def_file[at]
+    keep = (src != dst) & (c.family[src] == c.family[dst])
+    row, at, src, dst = row[keep], at[keep], src[keep], dst[keep]
+    owners = np.bincount(row, minlength=len(ref_name))
+    total = counts.sum(axis=1)
+    mass = np.sqrt(total)
+    name = ref_name[row]
+    base = c.name_factor[name] * mass[row] / owners[row]
+    uses, calls, members = counts[row].T
+    weight = np.where(only_methods[at], base * c.method_rarity[name],
+                      base * (uses + calls + members * c.member_rarity[name]) / total[row])
+    resolved = np.bincount(row, weights=weight, minlength=len(ref_name))
+    external = np.where(owners > 0, np.maximum(0.0, mass - resolved), mass)
+    return src, dst, name, weight * c.scale[dst], ref_file, external
 
 
 def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None
@@ -158,30 +191,33 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     # Rank that flows into each (file, name), summed with numpy: graphs of tens of millions of
     # rows would not fit in memory as Python objects.
     n_names = max(len(edges.names), 1)
-    pairs, inverse = np.unique(edges.dst * n_names + edges.name, return_inverse=True)
+    pairs, inverse = np.unique(edges.dst.astype(np.int64) * n_names + edges.name, return_inverse=True)
     inflow = np.bincount(inverse.ravel(), weights=flow, minlength=len(pairs))
     name_index = {name: i for i, name in enumerate(edges.names)}
 
-    kept = [(i, path) for i, path in enumerate(files) if path not in signals.focus]
-    defs = [(i, path, tag) for i, path in kept for tag in infos[path].defs]
-    keys = np.array([i * n_names + name_index[tag.name] if tag.name in name_index else -1 for i, _, tag in defs],
-                    dtype=np.int64)
+    kept = [i for i, path in enumerate(files) if path not in signals.focus]
+    defs = [tag for i in kept for tag in infos[files[i]].defs]
+    in_file = np.repeat(np.array(kept, dtype=np.int64), [len(infos[files[i]].defs) for i in kept])
+    name_at = np.fromiter((name_index.get(tag.name, -1) for tag in defs), dtype=np.int64, count=len(defs))
+    keys = np.where(name_at >= 0, in_file * n_names + name_at, -1)
     received = np.zeros(len(keys))
     if len(pairs):
         at = np.minimum(np.searchsorted(pairs, keys), len(pairs) - 1)
         received = np.where(pairs[at] == keys, inflow[at], 0.0)
 
-    ranked = []
-    for (i, path, tag), edge_score in zip(defs, received.tolist()):
-        match = _match(tag.name, signals)
-        # What the task names counts as if referenced by its own file, whatever the graph says.
-        mentioned = path in signals.mentioned_files or tag.name in signals.mentioned_idents
-        own = 1.0 if mentioned else 0.01 + OWN_MATCH * min(match, 1.0)
-        score = (edge_score + own * file_rank[i]) * (1.0 + match)
-        if path in signals.secondary:
-            score *= SECONDARY
-        ranked.append(Ranked(score, tag))
-    ranked.sort(key=lambda r: (-r.score, r.tag.path, r.tag.start_byte))
+    match = np.zeros(len(defs))
+    mentioned = np.array([path in signals.mentioned_files for path in files], dtype=bool)[in_file]
+    if signals.terms or signals.mentioned_idents:
+        by_name = {name: _match(name, signals) for name in {tag.name for tag in defs}}
+        match = np.fromiter((by_name[tag.name] for tag in defs), dtype=np.float64, count=len(defs))
+        mentioned |= np.fromiter((tag.name in signals.mentioned_idents for tag in defs), dtype=bool, count=len(defs))
+    # What the task names counts as if referenced by its own file, whatever the graph says.
+    own = np.where(mentioned, 1.0, 0.01 + OWN_MATCH * np.minimum(match, 1.0))
+    score = (received + own * file_rank[in_file]) * (1.0 + match)
+    score *= np.array([SECONDARY if path in signals.secondary else 1.0 for path in files])[in_file]
+    start = np.fromiter((tag.start_byte for tag in defs), dtype=np.int64, count=len(defs))
+    order = np.lexsort((start, in_file, -score))  # files are in path order
+    ranked = [Ranked(value, defs[k]) for value, k in zip(score[order].tolist(), order.tolist())]
     return ranked, dict(zip(files, file_rank.tolist()))
 
 
@@ -216,20 +252,15 @@ def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, exter
     return x[:n]
 
 
-def _rarity(n_referencing: int, n_files: int) -> float:
-    """1 for a name one file uses, falling towards 0 for one that nearly every file uses."""
+def _rarity(n_referencing: np.ndarray, n_files: int) -> np.ndarray:
+    """Per name: 1 for a name one file uses, falling towards 0 for one that nearly every file uses."""
     if n_files < 2:
-        return 1.0
-    return max(0.05, 1.0 - math.log(max(n_referencing, 1)) / math.log(n_files))
+        return np.ones(len(n_referencing))
+    return np.maximum(0.05, 1.0 - np.log(np.maximum(n_referencing, 1)) / math.log(n_files))
 
 
-def _name_weight(name: str, n_definers: int) -> float:
-    weight = 1.0
-    if name.startswith("_"):
-        weight *= PRIVATE_NAME
-    if n_definers > COMMON_NAME_FILES:
-        weight *= PRIVATE_NAME
-    return weight
+def _name_weight(name: str) -> float:
+    return PRIVATE_NAME if name.startswith("_") else 1.0
 
 
 def _match(name: str, signals: Signals) -> float:
