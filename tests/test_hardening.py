@@ -150,3 +150,15 @@ def test_hundred_thousand_tiny_files(tmp_path):
     result = run("map", tmp_path, "--tokens", "256")
     assert result.returncode == 0, result.stderr
     assert result.stdout.count(":\n") >= 5
+
+
+def test_writes_nothing_but_its_index(shop, tmp_path):
+    """Not even the tokenizer's usual copy of its data file in the temporary folder."""
+    scratch, cache_dir = tmp_path / "tmp", tmp_path / "cache"
+    scratch.mkdir()
+    before = sorted(p.relative_to(shop) for p in shop.rglob("*"))
+    result = run("map", shop, "--cache-dir", cache_dir, env={"TMPDIR": str(scratch)})
+    assert result.returncode == 0 and result.stdout
+    assert list(scratch.iterdir()) == []
+    assert sorted(p.relative_to(shop) for p in shop.rglob("*")) == before
+    assert {p.suffix for p in cache_dir.iterdir()} <= {".sqlite", ".sqlite-wal", ".sqlite-shm"}
