@@ -223,30 +223,27 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
 
 def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray,
              personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100) -> np.ndarray:
-    """Personalized PageRank by power iteration on a sparse matrix, as networkx computes it,
-    over the files and one sink node (references to names defined nowhere here).
+    """Personalized PageRank by power iteration, as networkx computes it, over the files and one
+    sink node (references to names defined nowhere here); parallel rows add up.
 
     The sink and files without outgoing edges hand their rank out again by the
     personalization vector. Returns the files' ranks (the sink's share left out).
     """
-    from scipy import sparse  # imported here: a map answered from the cache never needs it
-
     if n == 0:
         return np.zeros(0)
     sink = np.flatnonzero(external > 0)
     rows = np.concatenate([src, sink])
     cols = np.concatenate([dst, np.full(len(sink), n)])
     values = np.concatenate([weight, external[sink]])
-    matrix = sparse.csr_array((values, (rows, cols)), shape=(n + 1, n + 1))
-    out = np.asarray(matrix.sum(axis=1)).ravel()
-    scale = np.divide(1.0, out, out=np.zeros(n + 1), where=out > 0)
-    matrix = sparse.csr_array(sparse.diags_array(scale) @ matrix)
+    out = np.bincount(rows, weights=values, minlength=n + 1)
+    share = values / out[rows]
     dangling = out == 0
     p = np.append(personal, 0.0) / personal.sum()
     x = p.copy()
     for _ in range(max_iter):
         previous = x
-        x = alpha * (previous @ matrix + previous[dangling].sum() * p) + (1 - alpha) * p
+        spread = np.bincount(cols, weights=previous[rows] * share, minlength=n + 1)
+        x = alpha * (spread + previous[dangling].sum() * p) + (1 - alpha) * p
         if np.abs(x - previous).sum() < (n + 1) * tol:
             break
     return x[:n]
