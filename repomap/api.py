@@ -19,6 +19,11 @@ from .tags import Tag
 from .tokens import count_tokens
 
 
+# Seconds of building that make the reference graph worth storing: writing a small one
+# costs more than building it again.
+SAVE_EDGES_AFTER = 0.25
+
+
 class RepoMapError(Exception):
     """Bad input from the user: the CLI prints it as one line and exits 2."""
 
@@ -230,8 +235,9 @@ class RepoMap:
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
-        files = sorted(scan.infos)
-        defined = Counter(t.name for info in scan.infos.values() for t in info.defs)
+        files, mention_files = sorted(scan.infos), list(mention_files)
+        defined = Counter(t.name for info in scan.infos.values() for t in info.defs) \
+            if query.strip() or mention_files else Counter()  # only what the task says is looked up
         named = words.mentions(" ".join(mention_files), files, defined)
         asked = words.mentions(query, files, defined)
         signals = Signals(
@@ -254,8 +260,10 @@ class RepoMap:
         except (ValueError, KeyError, OSError):
             edges = None
         if edges is None:
+            started = time.perf_counter()
             edges = graph.build_edges(scan.infos, secondary)
-            self.indexer.store.save_blob(key, edges.to_bytes())
+            if time.perf_counter() - started > SAVE_EDGES_AFTER:
+                self.indexer.store.save_blob(key, edges.to_bytes())
         self._graph = (key, edges)
         return edges
 

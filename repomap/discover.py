@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,7 +62,15 @@ def _git_files(root: Path) -> list[str] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     files = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
-    return [f for f in files if (root / f).is_file() and not (root / f).is_symlink()]
+    return [f for f in files if _regular(os.path.join(root, f))]
+
+
+def _regular(path: str) -> bool:
+    """A file, not a symbolic link (one stat call)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _walk(root: Path) -> list[str]:

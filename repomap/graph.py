@@ -45,7 +45,7 @@ class Signals:
     secondary: set[str] = field(default_factory=set)  # tests, vendored, generated
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Ranked:
     score: float
     tag: Tag

@@ -9,6 +9,7 @@ import sys
 import time
 from array import array
 from dataclasses import astuple, dataclass
+from itertools import starmap
 from pathlib import Path
 
 from . import cache, discover, tags, workers
@@ -61,12 +62,13 @@ class Indexer:
     def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
         """(size, mtime_ns) of each candidate in a language we tag; counts the others in `tally`."""
         stamps = {}
+        root = str(self.root)
         for rel in candidates:
             if tags.language_for(rel) is None:
                 tally.add("not source code")
                 continue
             try:
-                info = os.stat(self.root / rel)
+                info = os.stat(os.path.join(root, rel))
             except OSError:
                 tally.add("unreadable")
                 continue
@@ -207,7 +209,7 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         version, body, notes = marshal.loads(payload)
         if version != PAYLOAD_VERSION:
             return None
-        info = None if body is None else FileInfo([Tag(*t) for t in body[0]], tuple(map(sys.intern, body[1])),
+        info = None if body is None else FileInfo(list(starmap(Tag, body[0])), tuple(map(sys.intern, body[1])),
                                                   array("I", body[2]))
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):

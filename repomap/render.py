@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -133,14 +134,20 @@ def source_lines(source: bytes) -> list[str]:
 
 
 def load_template(fmt: str, template: Path | None) -> jinja2.Template:
+    return _compiled(fmt, template.read_text(encoding="utf-8") if template is not None else None)
+
+
+@lru_cache(maxsize=8)
+def _compiled(fmt: str, text: str | None) -> jinja2.Template:
+    """A template compiled once per process (compiling costs more than rendering a map)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined, autoescape=False)
     env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
     env.filters["fence"] = _fence
-    if template is not None:
-        return env.from_string(template.read_text(encoding="utf-8"))
+    if text is not None:
+        return env.from_string(text)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     return env.get_template(f"{fmt}.j2")
