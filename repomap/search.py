@@ -69,6 +69,7 @@ class Index:
         self.defs = defs
         self.signatures = signatures
         self.docs: list[Counter[str]] = []
+        self.copies = _copies(defs, texts)
         for tag in defs:
             words = Counter(terms(tag.name) * NAME_WEIGHT)
             words.update(terms(" ".join([tag.qualname, tag.path.replace("/", " "), signatures[tag.id], tag.doc,
@@ -86,14 +87,45 @@ class Index:
         wanted = set(terms(query))
         n = len(self.docs)
         idf = {t: math.log(1 + (n - self.doc_freq[t] + 0.5) / (self.doc_freq[t] + 0.5)) for t in wanted}
-        hits = []
+        scored = []
         for i, (doc, tag) in enumerate(zip(self.docs, self.defs)):
             score = 0.0
             for term in wanted & doc.keys():
                 tf = doc[term]
                 score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[i] / self.avg_length))
             if score > 0 and keep(tag):
-                score *= (1 - PRIOR + PRIOR * self.prior[i]) * self.factor[i]
-                hits.append(Hit(round(score, 4), tag, self.signatures[tag.id]))
-        hits.sort(key=lambda h: (-h.score, h.tag.path, h.tag.start_byte))
+                score = round(score * (1 - PRIOR + PRIOR * self.prior[i]) * self.factor[i], 4)
+                scored.append((-score, tag.path, tag.start_byte, i))
+        scored.sort()
+        # Copies and overloads: one hit with the best score, showing the copy least deep in the
+        # tree (a generated or vendored copy usually sits deeper than its source).
+        groups: dict[int, tuple[float, tuple]] = {}
+        for score, path, start, i in scored:
+            group = self.copies[i]
+            shown = (path.count("/"), score, path, start, i)
+            best, current = groups.get(group, (score, shown))
+            groups[group] = (best, min(current, shown))
+        hits = [Hit(-score, self.defs[shown[-1]], self.signatures[self.defs[shown[-1]].id])
+                for score, shown in groups.values()]  # dicts keep order: best score first
         return hits[:limit]
+
+
+
+def _copies(defs: list[Tag], texts: dict[str, str]) -> list[int]:
+    """Per definition, a number shared by its copies: definitions of the same qualified name
+    and kind that have the same text (a generated or vendored copy of a file) or are in the
+    same file (overloads), and so on transitively. A search shows each group once."""
+    parent = list(range(len(defs)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[tuple, int] = {}
+    for i, tag in enumerate(defs):
+        for key in ((tag.qualname, tag.kind, texts.get(tag.id, tag.id)), (tag.path, tag.qualname, tag.kind)):
+            j = first.setdefault(key, i)
+            parent[root(i)] = root(j)
+    return [root(i) for i in range(len(defs))]

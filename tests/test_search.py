@@ -28,3 +28,27 @@ def test_json_results(repo):  # noqa: F811
     top = data["results"][0]
     assert top["id"] == "svc.py::Client.connect#method" and top["doc"] == "Open a connection."
     assert set(data["_meta"]) == {"tokens", "file_tokens", "tokens_saved", "ms"}
+
+
+def test_copies_and_overloads_are_listed_once(tmp_path):
+    """A generated copy of a file (zod's deno/lib) and a method's overload signatures would
+    fill the top results twice over; each definition is listed once, from the source copy."""
+    source = """export class Schema {
+  parse(input: string): string;
+  parse(input: number): number;
+  parse(input: unknown): unknown {
+    return validateInput(input);
+  }
+}
+
+export function validateInput(input: unknown): unknown {
+  return input;
+}
+"""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "schema.ts").write_text(source)
+    (tmp_path / "deno" / "lib").mkdir(parents=True)
+    (tmp_path / "deno" / "lib" / "schema.ts").write_text(source)
+    result = run("search", "parse input", "--root", tmp_path)
+    # the overload with the body: the one worth retrieving
+    assert ids(result) == ["src/schema.ts::Schema.parse#method~3", "src/schema.ts::validateInput#function"]
