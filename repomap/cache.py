@@ -111,20 +111,28 @@ class Store:
             _warn(f"cannot rebuild the cache ({exc}); working without it")
             self.db = None
 
-    def load(self) -> dict[str, tuple[int, int, str, bytes]]:
-        """path -> (size, mtime_ns, hash, payload) for every stored file."""
+    def load(self) -> dict[str, tuple[int, int, str]]:
+        """path -> (size, mtime_ns, hash) for every stored file (payloads: `payloads`)."""
+        rows = self._rows("SELECT path, size, mtime_ns, hash FROM files")
+        return {path: (size, mtime, digest) for path, size, mtime, digest in rows}
+
+    def payloads(self, wanted: set[str]):
+        """(path, size, mtime_ns, hash, payload) of the wanted files, one row at a time, so that
+        a kernel's payloads are never all in memory at once."""
+        for row in self._rows("SELECT path, size, mtime_ns, hash, payload FROM files"):
+            if row[0] in wanted:
+                yield row
+
+    def _rows(self, sql: str):
         if self.db is None:
-            return {}
+            return
         try:
-            rows = self.db.execute("SELECT path, size, mtime_ns, hash, payload FROM files").fetchall()
+            yield from self.db.execute(sql)
         except sqlite3.OperationalError as exc:
             _warn(f"cannot read the cache ({exc}); working without it")
             self.db = None
-            return {}
         except sqlite3.DatabaseError:
             self._move_aside()
-            return {}
-        return {path: (size, mtime, digest, payload) for path, size, mtime, digest, payload in rows}
 
     def blob(self, key: str) -> bytes | None:
         """A derived result stored under `key` (the last few are kept)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from . import cache, discover, tags, workers
 from .tags import Tag
 
-PAYLOAD_VERSION = 2
+PAYLOAD_VERSION = 3
 TIME_LIMIT = 10.0  # seconds to tag one file before it is skipped
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
@@ -56,7 +56,7 @@ class Indexer:
         self.time_limit = time_limit
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
-        self._stored: dict[str, tuple[int, int, str, bytes | None]] | None = None  # payload None once decoded
+        self._stored: dict[str, tuple[int, int, str]] | None = None  # (size, mtime_ns, hash) in the cache
         self.changed = 0  # files the last refresh had to read again
 
     def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
@@ -79,24 +79,12 @@ class Indexer:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`."""
         if self._stored is None:
             self._stored = self.store.load()
-        todo: dict[str, tuple[int, int]] = {}
         for rel, stamp in stamps.items():
             if stamp[0] > self.max_bytes:  # decided by the stamp, so a changed limit applies at once
                 self._known[rel] = _Known(stamp, "", None, ("too large",))
-                continue
-            known = self._known.get(rel)
-            if known is None or known.stamp != stamp:
-                row = self._stored.get(rel)
-                known = _decode(row[3], stamp, row[2]) if row is not None and row[:2] == stamp else None
-                if known is not None and known.digest.startswith(SLOW) and \
-                        float(known.digest[len(SLOW):]) < self.time_limit:
-                    known = None
-                if known is not None:  # decoded: the bytes are not needed in memory any more
-                    self._stored[rel] = (*row[:3], None)
-            if known is None:
-                todo[rel] = stamp
-            else:
-                self._known[rel] = known
+        self._load({rel for rel, stamp in stamps.items() if self._stale(rel, stamp)
+                    and self._stored.get(rel, ())[:2] == stamp})
+        todo = {rel: stamp for rel, stamp in stamps.items() if self._stale(rel, stamp)}
         self._update(todo)
         self.changed = len(todo)
         self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not (self.root / r).is_file()})
@@ -110,6 +98,18 @@ class Indexer:
             if known.info is not None:
                 out[rel] = known.info
         return out
+
+    def _stale(self, rel: str, stamp: tuple[int, int]) -> bool:
+        known = self._known.get(rel)
+        return known is None or known.stamp != stamp
+
+    def _load(self, wanted: set[str]) -> None:
+        """Decode the stored tags of unchanged files; what is unreadable, or was skipped as
+        slow under a lower limit than now, stays stale and is tagged again."""
+        for rel, size, mtime, digest, payload in self.store.payloads(wanted):
+            known = _decode(payload, (size, mtime), digest) if (size, mtime) == self._stored[rel][:2] else None
+            if known is not None and not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.time_limit):
+                self._known[rel] = known
 
     @staticmethod
     def state(stamps: dict[str, tuple[int, int]]) -> str:
@@ -136,14 +136,14 @@ class Indexer:
                 else:
                     digest, payload = answer
                     if payload is None:  # same content as stored
-                        payload = self._stored[rel][3] or self.store.payload(rel)
+                        payload = self.store.payload(rel)
                 known = _decode(payload, stamps[rel], digest) if payload is not None else None
                 if known is None:  # the stored payload was unreadable after all: tag it again
                     retry.append(self._job(rel, stored=False))
                     continue
                 progress.step(1)
                 self._known[rel] = known
-                self._stored[rel] = (*stamps[rel], digest, None)
+                self._stored[rel] = (*stamps[rel], digest)
                 rows.append((rel, *stamps[rel], digest, payload))
                 if len(rows) >= SAVE_EVERY:
                     self.store.save(rows, [])

@@ -69,8 +69,20 @@ class Tag:
     local: bool = False  # defined inside a function body: no other file can reference it
     head_byte: int = -1  # where attached decorators and doc comments start
     doc: str = ""  # first line of its docstring or doc comment
-    qualname: str = ""  # names of the enclosing definitions and its own, joined by "."
-    id: str = ""  # stable: path::qualname#kind, with ~N only where that would collide
+    outer: str = ""  # the qualified name of what encloses it ("" at top level), shared by siblings
+    dup: int = 1  # the N of ~N in its ID, when N - 1 earlier definitions in its file have the same one
+
+    @property
+    def qualname(self) -> str:
+        """Names of the enclosing definitions and its own, joined by "." (built when asked:
+        a kernel has millions of definitions, most at top level)."""
+        return f"{self.outer}.{self.name}" if self.outer else self.name
+
+    @property
+    def id(self) -> str:
+        """Stable: path::qualname#kind, with ~N only where that would collide."""
+        base = f"{self.path}::{self.qualname}#{self.kind}"
+        return base if self.dup == 1 else f"{base}~{self.dup}"
 
 
 @dataclass
@@ -145,7 +157,7 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
             tag = _definition(path, source, node, name_node, name, kind, body)
             if "scope" in captures:  # a receiver or owner named outside the definition: Go, C++, Lua
-                tag = replace(tag, qualname=f"{_text(source, captures['scope'][0])}.{name}")
+                tag = replace(tag, outer=_text(source, captures["scope"][0]))
             defs[key] = (pattern, tag)
     ref_tags = [t for start, (_, t) in refs.items() if start not in def_names]  # not a definition's own name
     tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
@@ -228,20 +240,22 @@ def _nest(defs: list[Tag]) -> list[Tag]:
     """Relabel functions nested directly in a class-like definition as methods, mark
     definitions inside a function body as local, and give each its qualified name and ID."""
     out: list[Tag] = []
-    stack: list[Tag] = []
+    stack: list[tuple[Tag, str]] = []  # with its qualified name, one string its children share
     seen: dict[str, int] = {}
     for tag in defs:
-        while stack and stack[-1].end_byte <= tag.start_byte:
+        while stack and stack[-1][0].end_byte <= tag.start_byte:
             stack.pop()
         kind = tag.kind
-        if kind == "function" and stack and stack[-1].kind in CONTAINER_KINDS:
+        if kind == "function" and stack and stack[-1][0].kind in CONTAINER_KINDS:
             kind = "method"
-        qualname = ".".join([*(outer.name for outer in stack), tag.qualname or tag.name])
-        base = f"{tag.path}::{qualname}#{kind}"
+        outer = stack[-1][1] if stack else ""
+        if tag.outer:  # named outside it (a Go receiver): inside what encloses it, if anything
+            outer = f"{outer}.{tag.outer}" if outer else tag.outer
+        tag = replace(tag, kind=kind, outer=outer,
+                      local=any(o.kind in ("function", "method") for o, _ in stack))
+        base = tag.id
         seen[base] = seen.get(base, 0) + 1
-        tag = replace(tag, kind=kind, qualname=qualname,
-                      local=any(outer.kind in ("function", "method") for outer in stack),
-                      id=base if seen[base] == 1 else f"{base}~{seen[base]}")
+        tag.dup = seen[base]
         out.append(tag)
-        stack.append(tag)
+        stack.append((tag, tag.qualname))
     return out
