@@ -42,6 +42,19 @@ for rel in discover.list_files(root):
         parser.parse(data)
 """
 
+# A chat loop keeps one RepoMap: the next turn's map after an edit, timed inside the process.
+KEPT = """
+import sys, time
+from repomap import RepoMap
+repo = RepoMap(sys.argv[1], tokens=1024, cache_dir=sys.argv[2])
+repo.build()
+with open(sys.argv[3], "a", encoding="utf-8") as f:
+    f.write("\\n")
+started = time.perf_counter()
+repo.build()
+print(time.perf_counter() - started)
+"""
+
 
 def django() -> Path:
     target = CORPORA / "django"
@@ -116,9 +129,12 @@ def bench(name: str, root: Path) -> None:
     with open(victim, "a", encoding="utf-8") as f:
         f.write("\n")
     edited = measure(repomap)
+    _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim)])
+    kept = (float(out), rss, "")
     shutil.rmtree(cache_dir)
     rows = [("parse-only floor (1 process)", floor), ("cold map", cold), ("warm map", warm),
-            ("warm, one file touched", touched), ("warm, one file edited", edited)]
+            ("warm, one file touched", touched), ("warm, one file edited", edited),
+            ("edited, RepoMap kept (chat)", kept)]
     print(f"\n{name}: {root}")
     for label, (seconds, rss, _) in rows:
         print(f"  {label:30} {seconds:8.2f} s {rss:8.0f} MB")
