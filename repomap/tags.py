@@ -5,13 +5,15 @@ on its name; `@body` (optional, else the node's `body` field) marks where the
 signature ends, and `@scope` (optional) the type or table it belongs to when that
 is named outside it (a Go receiver). References are `@reference.<kind>` with
 `@name`. Patterns that come first in a query win when two capture the same node.
+Each pattern has one role and kind (no alternation that mixes them): it is looked up
+once per pattern, not per match.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -125,6 +127,9 @@ def _compiled(language: str) -> tuple[Parser, Query] | None:
     return Parser(lang), query
 
 
+_ROLE_KINDS: dict[str, dict[int, str]] = {}  # language -> pattern -> its definition.* or reference.* capture
+
+
 def extract(path: str, source: bytes, language: str) -> FileTags | None:
     """Tags of one file; None when the language has no working query."""
     compiled = _compiled(language)
@@ -135,10 +140,14 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
     defs: dict[tuple[int, int], tuple[int, Tag]] = {}
     def_names: set[int] = set()
     refs: dict[int, tuple[int, Tag]] = {}
+    role_kinds = _ROLE_KINDS.setdefault(language, {})
     for pattern, captures in QueryCursor(query).matches(tree.root_node):
-        role_kind = next((k for k in captures if k.startswith(("definition.", "reference."))), None)
+        role_kind = role_kinds.get(pattern)
+        if role_kind is None:  # the same for every match of a pattern
+            role_kind = role_kinds[pattern] = next(
+                (k for k in captures if k.startswith(("definition.", "reference."))), "")
         names = captures.get("name")
-        if role_kind is None or not names:
+        if not role_kind or not names:
             continue
         role, kind = role_kind.split(".", 1)
         node, name_node = captures[role_kind][0], names[0]
@@ -157,7 +166,7 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
             tag = _definition(path, source, node, name_node, name, kind, body)
             if "scope" in captures:  # a receiver or owner named outside the definition: Go, C++, Lua
-                tag = replace(tag, outer=_text(source, captures["scope"][0]))
+                tag.outer = _text(source, captures["scope"][0])
             defs[key] = (pattern, tag)
     ref_tags = [t for start, (_, t) in refs.items() if start not in def_names]  # not a definition's own name
     tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
@@ -251,8 +260,8 @@ def _nest(defs: list[Tag]) -> list[Tag]:
         outer = stack[-1][1] if stack else ""
         if tag.outer:  # named outside it (a Go receiver): inside what encloses it, if anything
             outer = f"{outer}.{tag.outer}" if outer else tag.outer
-        tag = replace(tag, kind=kind, outer=outer,
-                      local=any(o.kind in ("function", "method") for o, _ in stack))
+        tag.kind, tag.outer = kind, outer  # a fresh tag: set in place, replace() is slow
+        tag.local = any(o.kind in ("function", "method") for o, _ in stack)
         base = tag.id
         seen[base] = seen.get(base, 0) + 1
         tag.dup = seen[base]
