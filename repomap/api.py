@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import time
 from collections import Counter
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import cache, discover, graph, render, retrieve, tags, words, workers
+from . import cache, discover, graph, render, retrieve, tags, tokens, words, workers
 from .graph import Ranked, Signals
 from .index import TIME_LIMIT, FileInfo, Indexer
 from .retrieve import Snippet
@@ -22,6 +23,8 @@ from .tokens import count_tokens
 # Seconds of building that make the reference graph worth storing: writing a small one
 # costs more than building it again.
 SAVE_EDGES_AFTER = 0.25
+MEMO_KEY = "token-counts"
+MEMO_COUNTS = 4096  # the newest token counts kept
 
 
 class RepoMapError(Exception):
@@ -107,6 +110,7 @@ class RepoMap:
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
         self.indexer = Indexer(self.root, folder, max_file_bytes, parse_timeout)
         self._graph: tuple[str, graph.Edges] | None = None
+        self._memo: tokens.Memo | None = None
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
                      mentioned_fnames: Iterable[str] = (), mentioned_idents: Iterable[str] = (),
@@ -141,8 +145,13 @@ class RepoMap:
         if reuse and (saved := self._stored_map(scan.state, request)):
             return saved  # only touched files: the index is read, nothing is ranked
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
-        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template)
-        text, used, shown = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate)
+        memo = self._token_memo()
+        learned = memo.learned
+        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo)
+        text, used, shown = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate, memo)
+        if memo.learned > learned:
+            counts = list(memo.known.items())[-MEMO_COUNTS:]
+            self.indexer.store.save_blob(MEMO_KEY, marshal.dumps(dict(counts)))
         order = list(dict.fromkeys(r.tag.path for r in ranked))
         shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:
@@ -157,6 +166,16 @@ class RepoMap:
         file_tokens = sum(count_tokens(sources[p].decode("utf-8", errors="replace")) for p in sorted(paths))
         return {"tokens": tokens, "file_tokens": file_tokens, "tokens_saved": max(0, file_tokens - tokens),
                 "ms": round((time.perf_counter() - started) * 1000)}
+
+    def _token_memo(self) -> tokens.Memo:
+        """Token counts of texts rendered before, in this process or a past one."""
+        if self._memo is None:
+            try:
+                known = marshal.loads(self.indexer.store.blob(MEMO_KEY) or marshal.dumps({}))
+            except (ValueError, EOFError, TypeError):
+                known = {}
+            self._memo = tokens.Memo(known if isinstance(known, dict) else {})
+        return self._memo
 
     def _stored_map(self, state: str, request: list) -> MapResult | None:
         stored = self.indexer.store.blob(_map_key(state, request))

@@ -41,8 +41,10 @@ class Renderer:
     """Turns a selection of ranked definitions into text with one jinja2 template."""
 
     def __init__(self, sources: Mapping[str, bytes], defs: dict[str, list[Tag]],
-                 file_rank: dict[str, float], fmt: str = "text", template: Path | None = None):
+                 file_rank: dict[str, float], fmt: str = "text", template: Path | None = None,
+                 count: Callable[[str], int] = count_tokens):
         self.sources = sources
+        self.count = count
         self.file_rank = file_rank
         self.defs = defs
         self._lines: dict[str, list[str]] = {}
@@ -61,9 +63,9 @@ class Renderer:
         part of the map, or what it costs alone in a file not shown yet."""
         same_file = [s for s in selection if s.tag.path == item.tag.path]
         if self._empty_cost is None:
-            self._empty_cost = count_tokens(self.render([]))
-        before = count_tokens(self.render(same_file)) if same_file else self._empty_cost
-        return count_tokens(self.render(same_file + [item])) - before
+            self._empty_cost = self.count(self.render([]))
+        before = self.count(self.render(same_file)) if same_file else self._empty_cost
+        return self.count(self.render(same_file + [item])) - before
 
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         lines = self._source_lines(path)
@@ -165,7 +167,8 @@ def _fence(lines: list[str]) -> str:
 
 
 def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str],
-        estimate: Callable[[Ranked, list[Ranked]], int]) -> tuple[str, int, list[Ranked]]:
+        estimate: Callable[[Ranked, list[Ranked]], int], count: Callable[[str], int] = count_tokens
+        ) -> tuple[str, int, list[Ranked]]:
     """The largest map of the best-ranked definitions that fits `budget` tokens, its size, and
     the definitions it shows.
 
@@ -175,12 +178,12 @@ def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]
     of what a definition adds) spares exact renders of those that cannot fit.
     """
     best_text = render([])
-    best_tokens = count_tokens(best_text)
+    best_tokens = count(best_text)
     low, high = 0, min(len(ranked), budget)  # every definition costs at least a token
     while low < high:
         mid = (low + high + 1) // 2
         text = render(ranked[:mid])
-        tokens = count_tokens(text)
+        tokens = count(text)
         if tokens <= budget:
             low, best_text, best_tokens = mid, text, tokens
         else:
@@ -194,7 +197,7 @@ def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]
             continue
         tries += 1
         text = render(selection + [item])
-        tokens = count_tokens(text)
+        tokens = count(text)
         if tokens <= budget:
             selection.append(item)
             best_text, best_tokens = text, tokens

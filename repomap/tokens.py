@@ -33,3 +33,21 @@ def _encoding() -> tiktoken.Encoding:
 def count_tokens(text: str) -> int:
     """The number of cl100k_base tokens in `text`, special-token strings counted as plain text."""
     return len(_encoding().encode(text, disallowed_special=()))
+
+
+class Memo:
+    """Exact counts remembered by a hash of the text. After an edit inside a body the map's
+    candidate texts are the same as before, and loading the tokenizer costs more than the
+    rest of rendering."""
+
+    def __init__(self, known: dict[bytes, int] | None = None):
+        self.known = dict(known or {})
+        self.learned = 0
+
+    def __call__(self, text: str) -> int:
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        count = self.known.get(key)
+        if count is None:
+            count = self.known[key] = count_tokens(text)
+            self.learned += 1
+        return count

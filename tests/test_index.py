@@ -126,3 +126,26 @@ def test_unreadable_stored_payloads_are_tagged_again(tree, tmp_path):
     result = run("map", tree, "--cache-dir", cache_dir)
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected
+
+
+def test_map_after_a_body_edit_equals_a_fresh_one(shop, tmp_path):
+    """Token counts remembered from the last map (the tokenizer is not even loaded when the
+    texts repeat) give the same map as counting afresh."""
+    cache_dir = tmp_path / "cache"
+    first = run("map", shop, "--cache-dir", cache_dir, "--tokens", "300")
+    source = shop / "shop" / "cart.py"
+    source.write_text(source.read_text().replace("return", "return  ", 1))
+    again = run("map", shop, "--cache-dir", cache_dir, "--tokens", "300")
+    fresh = run("map", shop, "--no-cache", "--tokens", "300")
+    assert again.returncode == 0 and again.stdout == fresh.stdout
+    assert again.stdout == first.stdout  # a body edit leaves the signatures alone
+
+
+def test_token_memo_counts_exactly_and_learns_only_new_texts():
+    from repomap.tokens import Memo, count_tokens
+
+    memo = Memo()
+    texts = ["def f(x):\n", "class Üñí:\n    pass\n", "def f(x):\n", "<|endoftext|>"]
+    assert [memo(t) for t in texts] == [count_tokens(t) for t in texts]
+    assert memo.learned == 3
+    assert Memo(memo.known)("def f(x):\n") == count_tokens("def f(x):\n")
