@@ -77,15 +77,14 @@ def _walk(root: Path) -> list[str]:
     found: list[str] = []
     rules: list[tuple[str, list[tuple[re.Pattern[str], bool, bool]]]] = []
 
-    def visit(folder: Path, rel: str) -> None:
-        ignore = folder / ".gitignore"
-        pushed = ignore.is_file()
-        if pushed:
-            rules.append((rel, _parse_gitignore(ignore)))
+    def visit(folder: str, rel: str) -> None:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             entries = []
+        ignore = next((e for e in entries if e.name == ".gitignore" and e.is_file(follow_symlinks=False)), None)
+        if ignore is not None:
+            rules.append((rel, _parse_gitignore(Path(ignore.path))))
         for entry in entries:
             child = f"{rel}{entry.name}"
             if entry.name == ".git" or entry.is_symlink():
@@ -94,13 +93,13 @@ def _walk(root: Path) -> list[str]:
             if _ignored(child, is_dir, rules):
                 continue
             if is_dir:
-                visit(Path(entry.path), child + "/")
+                visit(entry.path, child + "/")
             elif entry.is_file(follow_symlinks=False):
                 found.append(child)
-        if pushed:
+        if ignore is not None:
             rules.pop()
 
-    visit(root, "")
+    visit(str(root), "")
     return found
 
 

