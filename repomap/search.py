@@ -22,6 +22,7 @@ NAME_WEIGHT = 3
 PRIOR = 0.6
 SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
 PROSE = 0.3  # Markdown sections: prose matches a prose query too easily; search is mostly for code
+TITLE = 0.5  # extra weight of the words of a query's first line: a task's title says what it is about
 LONG = 120  # lines; longer definitions rank lower, since retrieving them costs more
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -85,8 +86,10 @@ class Index:
 
     def search(self, query: str, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
         wanted = set(terms(query))
+        title = set(terms(query.strip().split("\n", 1)[0]))
         n = len(self.docs)
-        idf = {t: math.log(1 + (n - self.doc_freq[t] + 0.5) / (self.doc_freq[t] + 0.5)) for t in wanted}
+        idf = {t: math.log(1 + (n - self.doc_freq[t] + 0.5) / (self.doc_freq[t] + 0.5)) * (1 + TITLE * (t in title))
+               for t in wanted}  # a one-line query: every word alike
         scored = []
         for i, (doc, tag) in enumerate(zip(self.docs, self.defs)):
             score = 0.0

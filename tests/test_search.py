@@ -52,3 +52,13 @@ export function validateInput(input: unknown): unknown {
     result = run("search", "parse input", "--root", tmp_path)
     # the overload with the body: the one worth retrieving
     assert ids(result) == ["src/schema.ts::Schema.parse#method~3", "src/schema.ts::validateInput#function"]
+
+
+def test_a_multi_line_query_leans_on_its_first_line(tmp_path):
+    """A task's title says what it is about; the lines below it mention neighbours too."""
+    (tmp_path / "http.py").write_text("def render_footer(page):\n    return page\n\n\n"
+                                      "def parse_header(line):\n    return line\n")
+    one_line = run("search", "parse header render footer", "--root", tmp_path)
+    assert ids(one_line)[0] == "http.py::render_footer#function"  # a tie: the first in the file
+    titled = run("search", "parse header\n\nand render footer", "--root", tmp_path)
+    assert ids(titled) == ["http.py::parse_header#function", "http.py::render_footer#function"]
