@@ -8,8 +8,9 @@ import os
 import sys
 import time
 from array import array
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields
 from itertools import starmap
+from operator import attrgetter
 from pathlib import Path
 
 from . import cache, discover, tags, workers
@@ -198,8 +199,11 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None]:
     return digest, _encode(FileInfo(defs, tuple(refs), counts), tuple(notes))
 
 
+_FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
+
+
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
-    body = None if info is None else ([astuple(t) for t in info.defs], info.ref_names, info.ref_counts.tobytes())
+    body = None if info is None else (list(map(_FIELDS, info.defs)), info.ref_names, info.ref_counts.tobytes())
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
 
