@@ -79,7 +79,7 @@ def _walk(root: Path) -> list[str]:
 
     def visit(folder: str, rel: str) -> None:
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = list(os.scandir(folder))  # unsorted: the list is sorted once at the end
         except OSError:
             entries = []
         ignore = next((e for e in entries if e.name == ".gitignore" and e.is_file(follow_symlinks=False)), None)
