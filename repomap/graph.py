@@ -14,7 +14,6 @@ import io
 import json
 import math
 from array import array
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,18 +84,12 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     graph has tens of millions of rows, too many for Python objects."""
     files = sorted(infos)
     ids: dict[str, int] = {}
-    def_file, def_name, def_method = array("i"), array("i"), array("b")
+    def_name, def_method, def_per_file = array("i"), bytearray(), array("q")
     ref_name, ref_counts, ref_per_file = array("i"), array("I"), array("q")
-    for i, path in enumerate(files):
-        info = infos[path]
-        kinds: dict[str, set[str]] = defaultdict(set)
-        for tag in info.defs:
-            if not tag.local:
-                kinds[tag.name].add(tag.kind)
-        for name, k in kinds.items():
-            def_file.append(i)
-            def_name.append(ids.setdefault(name, len(ids)))
-            def_method.append(k == {"method"})  # nothing but a call on a receiver reaches it
+    for info in map(infos.__getitem__, files):
+        def_name.extend(ids.setdefault(name, len(ids)) for name in info.def_names)
+        def_method += info.def_methods  # nothing but a call on a receiver reaches these
+        def_per_file.append(len(info.def_names))
         ref_name.extend(ids.setdefault(name, len(ids)) for name in info.ref_names)
         ref_counts.extend(info.ref_counts)
         ref_per_file.append(len(info.ref_names))
@@ -104,8 +97,9 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     renumber = np.empty(len(ids), dtype=np.int32)  # ids in sorted name order, as rows are emitted
     renumber[np.fromiter((ids[name] for name in names), dtype=np.int64, count=len(names))] = \
         np.arange(len(names), dtype=np.int32)
-    defs = _by_name(renumber[np.frombuffer(def_name, dtype=np.int32)], np.frombuffer(def_file, dtype=np.int32),
-                    np.frombuffer(def_method, dtype=np.int8).astype(bool))
+    defs = _by_name(renumber[np.frombuffer(def_name, dtype=np.int32)],
+                    np.repeat(np.arange(len(files), dtype=np.int32), np.frombuffer(def_per_file, dtype=np.int64)),
+                    np.frombuffer(bytes(def_method), dtype=np.int8).astype(bool))
     refs = _by_name(renumber[np.frombuffer(ref_name, dtype=np.int32)],
                     np.repeat(np.arange(len(files), dtype=np.int32), np.frombuffer(ref_per_file, dtype=np.int64)),
                     np.frombuffer(ref_counts, dtype=np.uint32).reshape(-1, 3).astype(np.float64))

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import cache, discover, tags, workers
 from .tags import Tag
 
-PAYLOAD_VERSION = 3
+PAYLOAD_VERSION = 4
 TIME_LIMIT = 10.0  # seconds to tag one file before it is skipped
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
@@ -32,11 +32,17 @@ class FileInfo:
     defs: list[Tag]
     ref_names: tuple[str, ...]  # each name the file references, once (interned: shared across files)
     ref_counts: array  # per name, three counts: uses (imports, types, inheritance), calls, receiver calls
+    def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
+    def_methods: bytes  # per def_name, 1 when every such definition of it is a method
 
-    def refs(self):
-        """(name, uses, calls, receiver calls) per referenced name."""
-        counts = self.ref_counts
-        return ((name, counts[3 * i], counts[3 * i + 1], counts[3 * i + 2]) for i, name in enumerate(self.ref_names))
+
+def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) -> FileInfo:
+    """A FileInfo with the summary of its definitions that the reference graph needs."""
+    kinds: dict[str, set[str]] = {}
+    for tag in defs:
+        if not tag.local:
+            kinds.setdefault(tag.name, set()).add(tag.kind)
+    return FileInfo(defs, ref_names, ref_counts, tuple(kinds), bytes(k == {"method"} for k in kinds.values()))
 
 
 @dataclass
@@ -196,14 +202,15 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None]:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
-    return digest, _encode(FileInfo(defs, tuple(refs), counts), tuple(notes))
+    return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes))
 
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
-    body = None if info is None else (list(map(_FIELDS, info.defs)), info.ref_names, info.ref_counts.tobytes())
+    body = None if info is None else (list(map(_FIELDS, info.defs)), info.ref_names, info.ref_counts.tobytes(),
+                                      info.def_names, info.def_methods)
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
 
@@ -214,7 +221,7 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         if version != PAYLOAD_VERSION:
             return None
         info = None if body is None else FileInfo(list(starmap(Tag, body[0])), tuple(map(sys.intern, body[1])),
-                                                  array("I", body[2]))
+                                                  array("I", body[2]), tuple(map(sys.intern, body[3])), body[4])
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None
