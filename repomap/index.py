@@ -138,8 +138,8 @@ class Indexer:
             for job, answer in workers.run(_tag_job, jobs, self.time_limit, os.cpu_count() or 1):
                 rel = job[1]
                 if isinstance(answer, workers.Failed):
-                    digest, payload = f"{SLOW}{self.time_limit:g}" if "took over" in answer.reason else "", \
-                        _encode(None, (answer.reason,))
+                    digest = f"{SLOW}{self.time_limit:g}" if answer.timed_out else ""
+                    payload = _encode(None, (answer.reason,))
                 else:
                     digest, payload = answer
                     if payload is None:  # same content as stored

@@ -30,6 +30,7 @@ class Failed:
     """Why a job gave no result."""
 
     reason: str
+    timed_out: bool = False  # may succeed under a higher limit
 
 
 @dataclass
@@ -60,7 +61,7 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int) -> Iterato
                 elif worker.ready and time.monotonic() - worker.since > limit:
                     job = worker.pending.popleft()
                     _replace(worker, todo, context, work, workers)
-                    yield job, Failed(f"took over {limit:g} s to tag (skipped)")
+                    yield job, Failed(f"took over {limit:g} s to tag (skipped)", timed_out=True)
     finally:
         for worker in workers:
             _stop(worker)

@@ -26,7 +26,7 @@ def test_failures_are_reported_and_the_other_jobs_finish():
     started = time.monotonic()
     results = dict(workers.run(job, names, limit=1.0, processes=2))
     assert time.monotonic() - started < 30  # the hanging job did not hold the run for its 60 s
-    assert results.pop("hang") == workers.Failed("took over 1 s to tag (skipped)")
+    assert results.pop("hang") == workers.Failed("took over 1 s to tag (skipped)", timed_out=True)
     assert results.pop("crash") == workers.Failed("crashed the parser (skipped)")
     assert results.pop("raise") == workers.Failed("failed to tag: ValueError: bad input (skipped)")
     assert results.pop("explode").reason.startswith("failed to tag: MemoryError")
