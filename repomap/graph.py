@@ -116,9 +116,13 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     external = np.zeros(len(files))
     for part in parts:
         external += np.bincount(part[4], weights=part[5], minlength=len(files))
-    src, dst, name, weight = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, dtype=np.int32)
-                              for k in range(4))
-    return Edges(files, names, src, dst, name, weight.astype(np.float64), external)
+    columns = []
+    for k, dtype in enumerate((np.int32, np.int32, np.int32, np.float64)):
+        columns.append(np.concatenate([p[k] for p in parts]).astype(dtype, copy=False) if parts
+                       else np.zeros(0, dtype=dtype))
+        for part in parts:  # a column at a time: the graph is never in memory twice
+            part[k] = None
+    return Edges(files, names, *columns, external)
 
 
 JOIN_ROWS = 200_000  # references joined at a time: bounds the memory of the pairs in flight
@@ -139,7 +143,7 @@ class _Context:
     member_rarity: np.ndarray  # per name
 
 
-def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Context) -> tuple[np.ndarray, ...]:
+def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Context) -> list[np.ndarray]:
     """Edges of some references (name, file, counts): each one's mass (square root of its
     count) is split between the other files of its family that define the name (name, file,
     only methods); the rest goes to the sink. Returns (src, dst, name, weight, file, external mass)."""
@@ -162,7 +166,7 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
                       base * (uses + calls + members * c.member_rarity[name]) / total[row])
     resolved = np.bincount(row, weights=weight, minlength=len(ref_name))
     external = np.where(owners > 0, np.maximum(0.0, mass - resolved), mass)
-    return src, dst, name, weight * c.scale[dst], ref_file, external
+    return [src, dst, name, weight * c.scale[dst], ref_file, external]
 
 
 def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None
@@ -170,7 +174,7 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     """Definitions best first (focus files left out) and each file's PageRank."""
     edges = edges or build_edges(infos, signals.secondary)
     files, n = edges.files, len(edges.files)
-    weight = edges.weight.copy()
+    weight = edges.weight.copy() if signals.mentioned_idents or signals.focus else edges.weight
     if signals.mentioned_idents:
         mentioned = [i for i, name in enumerate(edges.names) if name in signals.mentioned_idents]
         weight[np.isin(edges.name, mentioned)] *= MENTIONED_NAME
@@ -180,24 +184,14 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
 
     personal = _personalization(files, infos, signals)
     file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
-    out = np.bincount(edges.src, weights=weight, minlength=n) + edges.external
-    flow = file_rank[edges.src] * weight / np.where(out > 0, out, 1.0)[edges.src]
-    # Rank that flows into each (file, name), summed with numpy: graphs of tens of millions of
-    # rows would not fit in memory as Python objects.
-    n_names = max(len(edges.names), 1)
-    pairs, inverse = np.unique(edges.dst.astype(np.int64) * n_names + edges.name, return_inverse=True)
-    inflow = np.bincount(inverse.ravel(), weights=flow, minlength=len(pairs))
     name_index = {name: i for i, name in enumerate(edges.names)}
-
+    n_names = max(len(edges.names), 1)
     kept = [i for i, path in enumerate(files) if path not in signals.focus]
     defs = [tag for i in kept for tag in infos[files[i]].defs]
     in_file = np.repeat(np.array(kept, dtype=np.int64), [len(infos[files[i]].defs) for i in kept])
     name_at = np.fromiter((name_index.get(tag.name, -1) for tag in defs), dtype=np.int64, count=len(defs))
     keys = np.where(name_at >= 0, in_file * n_names + name_at, -1)
-    received = np.zeros(len(keys))
-    if len(pairs):
-        at = np.minimum(np.searchsorted(pairs, keys), len(pairs) - 1)
-        received = np.where(pairs[at] == keys, inflow[at], 0.0)
+    received = _inflow(edges, weight, file_rank, keys, n_names)
 
     match = np.zeros(len(defs))
     mentioned = np.array([path in signals.mentioned_files for path in files], dtype=bool)[in_file]
@@ -215,6 +209,27 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     return ranked, dict(zip(files, file_rank.tolist()))
 
 
+def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, keys: np.ndarray, n_names: int) -> np.ndarray:
+    """Rank that flows into each definition's (file * n_names + name) key, summed in numpy
+    (tens of millions of rows would not fit in memory as Python objects); 0 for key -1."""
+    n = len(edges.files)
+    out = np.bincount(edges.src, weights=weight, minlength=n) + edges.external
+    flow = file_rank[edges.src] * weight
+    flow /= np.where(out > 0, out, 1.0)[edges.src]
+    targets = np.unique(keys[keys >= 0])
+    if not len(targets):
+        return np.zeros(len(keys))
+    row_keys = edges.dst.astype(np.int64)
+    row_keys *= n_names
+    row_keys += edges.name
+    at = np.searchsorted(targets, row_keys)
+    at[(at == len(targets)) | (targets[np.minimum(at, len(targets) - 1)] != row_keys)] = len(targets)  # no target
+    del row_keys
+    inflow = np.bincount(at, weights=flow, minlength=len(targets) + 1)
+    found = np.minimum(np.searchsorted(targets, keys), len(targets) - 1)
+    return np.where((keys >= 0) & (targets[found] == keys), inflow[found], 0.0)
+
+
 def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray,
              personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100) -> np.ndarray:
     """Personalized PageRank by power iteration, as networkx computes it, over the files and one
@@ -225,18 +240,21 @@ def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, exter
     """
     if n == 0:
         return np.zeros(0)
-    sink = np.flatnonzero(external > 0)
-    rows = np.concatenate([src, sink])
-    cols = np.concatenate([dst, np.full(len(sink), n)])
-    values = np.concatenate([weight, external[sink]])
-    out = np.bincount(rows, weights=values, minlength=n + 1)
-    share = values / out[rows]
+    sink = np.flatnonzero(external > 0).astype(np.int32)
+    rows = np.concatenate([src.astype(np.int32, copy=False), sink])
+    cols = np.concatenate([dst.astype(np.int32, copy=False), np.full(len(sink), n, dtype=np.int32)])
+    share = np.concatenate([weight, external[sink]])
+    out = np.bincount(rows, weights=share, minlength=n + 1)
+    share /= out[rows]
     dangling = out == 0
     p = np.append(personal, 0.0) / personal.sum()
     x = p.copy()
+    moved = np.empty(len(rows))  # one buffer for every iteration: the graph may be large
     for _ in range(max_iter):
         previous = x
-        spread = np.bincount(cols, weights=previous[rows] * share, minlength=n + 1)
+        np.take(previous, rows, out=moved)
+        moved *= share
+        spread = np.bincount(cols, weights=moved, minlength=n + 1)
         x = alpha * (spread + previous[dangling].sum() * p) + (1 - alpha) * p
         if np.abs(x - previous).sum() < (n + 1) * tol:
             break
