@@ -273,6 +273,7 @@ class RepoMap:
         key = f"edges:{scan.state}"
         if self._graph is not None and self._graph[0] == key:
             return self._graph[1]
+        self._graph = None  # let the old graph go before the new one is built
         stored = self.indexer.store.blob(key)
         try:
             edges = graph.Edges.from_bytes(stored) if stored else None
