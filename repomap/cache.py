@@ -13,7 +13,6 @@ import os
 import sqlite3
 import sys
 import time
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .resources import resource_dir
@@ -47,15 +46,22 @@ def fingerprint() -> str:
     from .index import PAYLOAD_VERSION
 
     digest = hashlib.blake2b(digest_size=16)
-    for package in ("tree-sitter", "tree-sitter-language-pack"):
-        try:
-            digest.update(f"{package}={version(package)};".encode())
-        except PackageNotFoundError:
-            digest.update(f"{package}=?;".encode())
-    digest.update(f"{__version__};{PAYLOAD_VERSION}".encode())
+    digest.update(f"{_grammar_versions()};{__version__};{PAYLOAD_VERSION}".encode())
     for query in sorted(resource_dir("queries").glob("*.scm")):
         digest.update(query.name.encode() + query.read_bytes())
     return digest.hexdigest()
+
+
+def _grammar_versions() -> str:
+    """tree-sitter and every grammar package installed beside the language pack (it depends on
+    some that are released on their own), by their dist-info folders: importlib.metadata
+    would cost more to import than a warm map takes."""
+    import tree_sitter
+    import tree_sitter_language_pack
+
+    site = Path(tree_sitter_language_pack.__file__).resolve().parent.parent
+    installed = sorted(p.name for p in site.glob("tree_sitter*.dist-info"))
+    return ",".join([f"tree_sitter-{tree_sitter.__version__}", *installed])
 
 
 class Store:
