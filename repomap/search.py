@@ -113,7 +113,6 @@ class Index:
         return hits[:limit]
 
 
-
 def _copies(defs: list[Tag], texts: dict[str, str]) -> list[int]:
     """Per definition, a number shared by its copies: definitions of the same qualified name
     and kind that have the same text (a generated or vendored copy of a file) or are in the
