@@ -138,7 +138,8 @@ class RepoMap:
         tally = discover.Tally()
         stamps = self._stamps(other_files, focus, tally)
         request = [focus, mention_files, mention_idents, query, tokens or self.tokens, self.fmt,
-                   self.template.read_text(encoding="utf-8") if self.template else None]
+                   self.template.read_text(encoding="utf-8") if self.template else None,
+                   self.indexer.max_bytes, self.indexer.time_limit]  # the limits decide what is skipped
         if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
             return saved  # nothing changed: not even the index is read
         scan = self._scan(stamps, tally)

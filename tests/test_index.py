@@ -149,3 +149,14 @@ def test_token_memo_counts_exactly_and_learns_only_new_texts():
     assert [memo(t) for t in texts] == [count_tokens(t) for t in texts]
     assert memo.learned == 3
     assert Memo(memo.known)("def f(x):\n") == count_tokens("def f(x):\n")
+
+
+def test_a_changed_size_limit_applies_to_indexed_files(tmp_path):
+    repo, cache_dir = tmp_path / "repo", tmp_path / "cache"
+    repo.mkdir()
+    (repo / "big.py").write_text("def big():\n    pass\n" + "#" * 500 + "\n")
+    (repo / "small.py").write_text("def small():\n    pass\n")
+    assert index(repo, cache_dir).startswith("2 files")
+    limited = run("map", repo, "--cache-dir", cache_dir, "--max-file-size", "100")
+    assert "def big" not in limited.stdout and "1 too large" in limited.stderr
+    assert "def big" in run("map", repo, "--cache-dir", cache_dir).stdout
