@@ -80,9 +80,7 @@ def _parser() -> argparse.ArgumentParser:
 
     i = commands.add_parser("index", help="build or refresh the persistent index and summarise it",
                             description="Tag every changed file (in parallel) into the cache; print a summary.")
-    _path_argument(i)
-    _tagging_options(i)
-    _cache_options(i)
+    _repository_options(i)
     i.set_defaults(run=_run_index)
 
     r = commands.add_parser("retrieve", help="print the exact source of definitions",
@@ -108,11 +106,16 @@ def _parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("mcp", help="serve map, search and retrieve to MCP clients over stdio",
                             description="An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').")
-    _path_argument(p)
-    _tagging_options(p)
-    _cache_options(p)
+    _repository_options(p)
     p.set_defaults(run=_run_mcp)
     return parser
+
+
+def _repository_options(sub: argparse.ArgumentParser) -> None:
+    """The repository, how its files are tagged and where its index lives."""
+    _path_argument(sub)
+    _tagging_options(sub)
+    _cache_options(sub)
 
 
 def _path_argument(sub: argparse.ArgumentParser) -> None:

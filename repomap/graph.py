@@ -97,11 +97,12 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     renumber = np.empty(len(ids), dtype=np.int32)  # ids in sorted name order, as rows are emitted
     renumber[np.fromiter((ids[name] for name in names), dtype=np.int64, count=len(names))] = \
         np.arange(len(names), dtype=np.int32)
-    defs = _by_name(renumber[np.frombuffer(def_name, dtype=np.int32)],
-                    np.repeat(np.arange(len(files), dtype=np.int32), np.frombuffer(def_per_file, dtype=np.int64)),
-                    np.frombuffer(bytes(def_method), dtype=np.int8).astype(bool))
-    refs = _by_name(renumber[np.frombuffer(ref_name, dtype=np.int32)],
-                    np.repeat(np.arange(len(files), dtype=np.int32), np.frombuffer(ref_per_file, dtype=np.int64)),
+    def file_of(per_file: array) -> np.ndarray:
+        return np.repeat(np.arange(len(files), dtype=np.int32), np.frombuffer(per_file, dtype=np.int64))
+
+    defs = _by_name(renumber[np.frombuffer(def_name, dtype=np.int32)], file_of(def_per_file),
+                    np.frombuffer(def_method, dtype=np.int8).astype(bool))
+    refs = _by_name(renumber[np.frombuffer(ref_name, dtype=np.int32)], file_of(ref_per_file),
                     np.frombuffer(ref_counts, dtype=np.uint32).reshape(-1, 3).astype(np.float64))
     families = {f: k for k, f in enumerate(sorted(set(map(family_for, files))))}
     context = _Context(

@@ -116,18 +116,16 @@ def _query_source(name: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _compiled(language: str) -> tuple[Parser, Query] | None:
-    """Parser and query for a language, compiled once; None (with a warning) if broken."""
+def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
+    """Parser and query for a language, compiled once, and each pattern's definition.* or
+    reference.* capture as matches show it; None (with a warning) if broken."""
     try:
         lang: Language = get_language(language)
         query = Query(lang, _query_source(QUERY_ALIASES.get(language, language)))
     except Exception as exc:  # a broken query must not break the other languages
         print(f"repomap: warning: no tags for {language}: {exc}", file=sys.stderr)
         return None
-    return Parser(lang), query
-
-
-_ROLE_KINDS: dict[str, dict[int, str]] = {}  # language -> pattern -> its definition.* or reference.* capture
+    return Parser(lang), query, {}
 
 
 def extract(path: str, source: bytes, language: str) -> FileTags | None:
@@ -135,12 +133,11 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
     compiled = _compiled(language)
     if compiled is None:
         return None
-    parser, query = compiled
+    parser, query, role_kinds = compiled
     tree = parser.parse(source)
     defs: dict[tuple[int, int], tuple[int, Tag]] = {}
     def_names: set[int] = set()
     refs: dict[int, tuple[int, Tag]] = {}
-    role_kinds = _ROLE_KINDS.setdefault(language, {})
     for pattern, captures in QueryCursor(query).matches(tree.root_node):
         role_kind = role_kinds.get(pattern)
         if role_kind is None:  # the same for every match of a pattern

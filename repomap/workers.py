@@ -143,7 +143,7 @@ def _limit_memory() -> None:
     try:
         with open("/proc/self/statm") as statm:
             size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
         cap = size + HEADROOM
         if hard == resource.RLIM_INFINITY or cap < hard:
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
