@@ -33,7 +33,9 @@ def is_secondary(rel: str) -> bool:
     """Tests, vendored, generated and minified files: shown, but ranked lower."""
     parts = rel.lower().split("/")
     folders = SECONDARY_DIRS if parts[-1].endswith((".md", ".markdown")) else SECONDARY_DIRS | DOC_DIRS
-    return any(p in folders for p in parts[:-1]) or bool(SECONDARY_NAME.search(parts[-1]))
+    # a leading underscore hides a folder from the build (Go's _examples, _test)
+    return any(p in folders or p.lstrip("_") in folders for p in parts[:-1]) \
+        or bool(SECONDARY_NAME.search(parts[-1]))
 
 
 def glob_match(rel: str, pattern: str) -> bool:

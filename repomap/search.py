@@ -3,7 +3,8 @@
 A definition's words are the sub-words of its name (counted three times), of its
 qualified name and path, and the words of its signature, first doc line and whole
 text (comments above it and body), all lightly stemmed, so "where do we retry
-failed connections" finds `retry_connection`.
+failed connections" finds `retry_connection`. A definition that covers more of
+the query's words gains more than one that repeats a few (coordination).
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from .tags import Tag
 from .words import STOPWORDS, stem, subwords
 
 K1 = 1.2
-B = 0.5
+B = 0.3
 NAME_WEIGHT = 3
 PRIOR = 0.6
 SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
-PROSE = 0.3  # Markdown sections: prose matches a prose query too easily; search is mostly for code
-TITLE = 0.5  # extra weight of the words of a query's first line: a task's title says what it is about
-LONG = 120  # lines; longer definitions rank lower, since retrieving them costs more
+PROSE = 0.1  # Markdown sections: prose matches a prose query too easily; search is mostly for code
+TITLE = 1.0  # extra weight of the words of a query's first line: a task's title says what it is about
+LONG = 100  # lines; longer definitions rank lower, since retrieving them costs more
+COORD = 1.25  # how much a definition gains by covering more of the query's words (weighted by rarity)
+DATA = 0.5  # constants and module declarations: data and pointers answer a query less often than code
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -56,6 +59,10 @@ def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
     return texts
 
 
+def _kind_factor(kind: str) -> float:
+    return PROSE if kind == "section" else DATA if kind in ("constant", "module") else 1.0
+
+
 def _length_penalty(tag: Tag) -> float:
     """1 up to LONG lines, then one more for each doubling: a 4,000-line class is worth a
     fifth of its score, so the method that answers the query comes before it."""
@@ -81,8 +88,8 @@ class Index:
         self.doc_freq: Counter[str] = Counter(t for d in self.docs for t in d)
         top = max(prior.values(), default=0.0) or 1.0
         self.prior = [math.sqrt(prior.get(t.id, 0.0) / top) for t in defs]
-        self.factor = [(SECONDARY if t.path in secondary else 1.0) * (PROSE if t.kind == "section" else 1.0)
-                       / _length_penalty(t) for t in defs]
+        self.factor = [(SECONDARY if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
+                       for t in defs]
 
     def search(self, query: str, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
         wanted = set(terms(query))
@@ -90,15 +97,22 @@ class Index:
         n = len(self.docs)
         idf = {t: math.log(1 + (n - self.doc_freq[t] + 0.5) / (self.doc_freq[t] + 0.5)) * (1 + TITLE * (t in title))
                for t in wanted}  # a one-line query: every word alike
+        total_idf = sum(idf.values()) or 1.0
         scored = []
         for i, (doc, tag) in enumerate(zip(self.docs, self.defs)):
+            matched = wanted & doc.keys()
+            if not matched or not keep(tag):
+                continue
             score = 0.0
-            for term in wanted & doc.keys():
+            for term in matched:
                 tf = doc[term]
                 score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[i] / self.avg_length))
-            if score > 0 and keep(tag):
-                score = round(score * (1 - PRIOR + PRIOR * self.prior[i]) * self.factor[i], 4)
-                scored.append((-score, tag.path, tag.start_byte, i))
+            # Coordination: a long task text has many incidental words; the definition that covers
+            # more of them (by weight) is likelier the one it is about than one that repeats a few.
+            # The tenth added keeps a match on one word of a long text from vanishing.
+            score *= (sum(idf[t] for t in matched) / total_idf + 0.1) ** COORD
+            score *= (1 - PRIOR + PRIOR * self.prior[i]) * self.factor[i]
+            scored.append((-round(score, 4), tag.path, tag.start_byte, i))
         scored.sort()
         # Copies and overloads: one hit with the best score, showing the copy least deep in the
         # tree (a generated or vendored copy usually sits deeper than its source).

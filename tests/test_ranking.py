@@ -31,6 +31,14 @@ def test_tests_rank_below_the_code_they_test(tmp_path):
     assert ranked.index("tests/test_app.py") > ranked.index("net.py")
 
 
+def test_a_folder_hidden_from_the_build_ranks_like_examples(tmp_path):
+    """Go leaves folders starting with an underscore out of the build: chi's `_examples/`."""
+    files = dict(CORE)
+    files["_examples/demo.py"] = "from net import Client\nfrom app import main\n\ndef demo():\n    Client().send()\n    main()\n"
+    ranked = write(tmp_path, files).build(tokens=4000).ranked_files
+    assert ranked.index("_examples/demo.py") > ranked.index("pool.py")
+
+
 def test_calls_of_a_common_method_name_do_not_make_it_central(tmp_path):
     files = {f"user{i}.py": f"def use{i}(d):\n    return d.get('k') or d.get('j')\n" for i in range(8)}
     files["box.py"] = "class Box:\n    def get(self, key):\n        pass\n"

@@ -62,3 +62,23 @@ def test_a_multi_line_query_leans_on_its_first_line(tmp_path):
     assert ids(one_line)[0] == "http.py::render_footer#function"  # a tie: the first in the file
     titled = run("search", "parse header\n\nand render footer", "--root", tmp_path)
     assert ids(titled) == ["http.py::parse_header#function", "http.py::render_footer#function"]
+
+
+def test_a_long_task_text_finds_the_definition_that_covers_most_of_it(tmp_path):
+    """A task's many words each say little; the definition that covers most of them is the one
+    it is about, not the one named after a single word of it (`purge`)."""
+    (tmp_path / "sessions.py").write_text(
+        'def purge(store):\n    """Purge the store: purge every entry."""\n    return store.purge_all()\n\n\n'
+        "def expire(sessions, clock):\n    # a session older than its lifetime is stale: drop it\n"
+        "    return [s for s in sessions if clock.now() - s.started > s.lifetime]\n\n\n"
+        "def count_sessions(sessions):\n    return len(sessions)\n\n\n"
+        "def clock_now(clock):\n    return clock.now()\n\n\n"
+        "def stale_lifetime(session):\n    return session.lifetime\n")
+    result = run("search", "purge stale sessions past their lifetime on the clock", "--root", tmp_path)
+    assert ids(result)[:2] == ["sessions.py::expire#function", "sessions.py::purge#function"]
+
+
+def test_code_comes_before_a_constant_that_matches_as_well(tmp_path):
+    (tmp_path / "net.py").write_text("RETRY_TIMEOUT = 30\n\n\ndef retry_timeout(seconds):\n    return seconds\n")
+    assert ids(run("search", "retry timeout", "--root", tmp_path)) == [
+        "net.py::retry_timeout#function", "net.py::RETRY_TIMEOUT#constant"]
