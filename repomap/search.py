@@ -64,8 +64,8 @@ def _kind_factor(kind: str) -> float:
 
 
 def _length_penalty(tag: Tag) -> float:
-    """1 up to LONG lines, then one more for each doubling: a 4,000-line class is worth a
-    fifth of its score, so the method that answers the query comes before it."""
+    """1 up to LONG lines, then one more for each doubling: a 3,200-line class is worth a
+    sixth of its score, so the method that answers the query comes before it."""
     return 1.0 + max(0.0, math.log2((tag.end_line - tag.line + 1) / LONG))
 
 
