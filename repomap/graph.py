@@ -2,10 +2,12 @@
 
 A reference in file A to a name that file B defines is an edge A -> B. Parallel
 references are summed (square-rooted, so one chatty file cannot dominate);
-a name many files define is split between them and counts less; private names
-count less; names the task mentions count more, and references from the files
-in the chat much more. Rank then flows along each edge to the definition it
-points at, so a definition's score says how much the ranked files lean on it.
+a name several files define is split between them by the size of each
+definition (a stub gets less than the real thing); a name many files define
+counts less, private names count less; names the task mentions count more, and
+references from the files in the chat much more. Rank then flows along each edge
+to the definition it points at, so a definition's score says how much the ranked
+files lean on it.
 """
 
 from __future__ import annotations
@@ -84,11 +86,12 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     graph has tens of millions of rows, too many for Python objects."""
     files = sorted(infos)
     ids: dict[str, int] = {}
-    def_name, def_method, def_per_file = array("i"), bytearray(), array("q")
+    def_name, def_method, def_lines, def_per_file = array("i"), bytearray(), array("I"), array("q")
     ref_name, ref_counts, ref_per_file = array("i"), array("I"), array("q")
     for info in map(infos.__getitem__, files):
         def_name.extend(ids.setdefault(name, len(ids)) for name in info.def_names)
         def_method += info.def_methods  # nothing but a call on a receiver reaches these
+        def_lines += info.def_lines
         def_per_file.append(len(info.def_names))
         ref_name.extend(ids.setdefault(name, len(ids)) for name in info.ref_names)
         ref_counts.extend(info.ref_counts)
@@ -101,7 +104,8 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
         return np.repeat(np.arange(len(files), dtype=np.int32), np.frombuffer(per_file, dtype=np.int64))
 
     defs = _by_name(renumber[np.frombuffer(def_name, dtype=np.int32)], file_of(def_per_file),
-                    np.frombuffer(def_method, dtype=np.int8).astype(bool))
+                    np.frombuffer(def_method, dtype=np.int8).astype(bool),
+                    np.sqrt(np.frombuffer(def_lines, dtype=np.uint32)))
     refs = _by_name(renumber[np.frombuffer(ref_name, dtype=np.int32)], file_of(ref_per_file),
                     np.frombuffer(ref_counts, dtype=np.uint32).reshape(-1, 3).astype(np.float64))
     families = {f: k for k, f in enumerate(sorted(set(map(family_for, files))))}
@@ -147,9 +151,11 @@ class _Context:
 def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Context) -> list[np.ndarray]:
     """Edges of some references (name, file, counts): each one's mass (square root of its
     count) is split between the other files of its family that define the name (name, file,
-    only methods); the rest goes to the sink. Returns (src, dst, name, weight, file, external mass)."""
+    only methods, square root of lines), by that size, so a stub or a test double gets
+    less than the real thing; the rest goes to the sink.
+    Returns (src, dst, name, weight, file, external mass)."""
     ref_name, ref_file, counts = refs
-    def_name, def_file, only_methods = defs
+    def_name, def_file, only_methods, size = defs
     lo = np.searchsorted(def_name, ref_name, "left")
     n = np.searchsorted(def_name, ref_name, "right") - lo
     row = np.repeat(np.arange(len(ref_name)), n)
@@ -161,7 +167,8 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
     total = counts.sum(axis=1)
     mass = np.sqrt(total)
     name = ref_name[row]
-    base = c.name_factor[name] * mass[row] / owners[row]
+    share = size[at] / np.bincount(row, weights=size[at], minlength=len(ref_name))[row]
+    base = c.name_factor[name] * mass[row] * share
     uses, calls, members = counts[row].T
     weight = np.where(only_methods[at], base * c.method_rarity[name],
                       base * (uses + calls + members * c.member_rarity[name]) / total[row])

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import cache, discover, tags, workers
 from .tags import Tag
 
-PAYLOAD_VERSION = 4
+PAYLOAD_VERSION = 5
 TIME_LIMIT = 10.0  # seconds to tag one file before it is skipped
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
@@ -34,15 +34,19 @@ class FileInfo:
     ref_counts: array  # per name, three counts: uses (imports, types, inheritance), calls, receiver calls
     def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
     def_methods: bytes  # per def_name, 1 when every such definition of it is a method
+    def_lines: array  # per def_name, the lines of its longest definition here (a stub is short)
 
 
 def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) -> FileInfo:
     """A FileInfo with the summary of its definitions that the reference graph needs."""
     kinds: dict[str, set[str]] = {}
+    lines: dict[str, int] = {}
     for tag in defs:
         if not tag.local:
             kinds.setdefault(tag.name, set()).add(tag.kind)
-    return FileInfo(defs, ref_names, ref_counts, tuple(kinds), bytes(k == {"method"} for k in kinds.values()))
+            lines[tag.name] = max(lines.get(tag.name, 0), tag.end_line - tag.line + 1)
+    return FileInfo(defs, ref_names, ref_counts, tuple(kinds), bytes(k == {"method"} for k in kinds.values()),
+                    array("I", lines.values()))
 
 
 @dataclass
@@ -210,7 +214,7 @@ _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astupl
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
     body = None if info is None else (list(map(_FIELDS, info.defs)), info.ref_names, info.ref_counts.tobytes(),
-                                      info.def_names, info.def_methods)
+                                      info.def_names, info.def_methods, info.def_lines.tobytes())
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
 
@@ -221,7 +225,8 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         if version != PAYLOAD_VERSION:
             return None
         info = None if body is None else FileInfo(list(starmap(Tag, body[0])), tuple(map(sys.intern, body[1])),
-                                                  array("I", body[2]), tuple(map(sys.intern, body[3])), body[4])
+                                                  array("I", body[2]), tuple(map(sys.intern, body[3])), body[4],
+                                                  array("I", body[5]))
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None

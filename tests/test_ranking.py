@@ -39,6 +39,15 @@ def test_a_folder_hidden_from_the_build_ranks_like_examples(tmp_path):
     assert ranked.index("_examples/demo.py") > ranked.index("pool.py")
 
 
+def test_a_stub_of_a_name_gets_less_than_the_real_definition(tmp_path):
+    """The kernel's tools/ holds two-line stand-ins for `struct device`; the real one is long."""
+    real = "class Engine:\n" + "".join(f"    def step{i}(self):\n        return {i}\n\n" for i in range(20))
+    files = {"lib/engine.py": real, "compat/engine.py": "class Engine:\n    pass\n"}
+    files.update({f"user{i}.py": f"def run{i}():\n    return Engine()\n" for i in range(4)})
+    ranked = write(tmp_path, files).build(tokens=4000).ranked_files
+    assert ranked[0] == "lib/engine.py" and ranked.index("compat/engine.py") > ranked.index("lib/engine.py")
+
+
 def test_calls_of_a_common_method_name_do_not_make_it_central(tmp_path):
     files = {f"user{i}.py": f"def use{i}(d):\n    return d.get('k') or d.get('j')\n" for i in range(8)}
     files["box.py"] = "class Box:\n    def get(self, key):\n        pass\n"
