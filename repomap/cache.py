@@ -1,9 +1,10 @@
 """The persistent index: one SQLite file per repository, outside the work tree.
 
 Rows are keyed by path, with (size, mtime_ns) as the fast check and a content hash
-as the truth. The whole store is dropped when repomap, a grammar or a query
-changes. A corrupt file is moved aside and rebuilt; an unwritable location means
-working without a cache. Both say so once on stderr.
+as the truth. The whole store is dropped when repomap's version or tagging code,
+a grammar or a query changes; stored maps and graphs also when any of repomap's
+code changes. A corrupt file is moved aside and rebuilt; an unwritable location
+means working without a cache. Both say so once on stderr.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import time
 from pathlib import Path
 
 from .resources import resource_dir
+
+_PACKAGE = Path(__file__).resolve().parent
 
 KEEP_BLOBS = 16
 SCHEMA = """
@@ -47,9 +50,21 @@ def fingerprint() -> str:
 
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{_grammar_versions()};{__version__};{PAYLOAD_VERSION}".encode())
-    for query in sorted(resource_dir("queries").glob("*.scm")):
-        digest.update(query.name.encode() + query.read_bytes())
+    _hash_files(digest, [*sorted(resource_dir("queries").glob("*.scm")), _PACKAGE / "tags.py", _PACKAGE / "index.py"])
     return digest.hexdigest()
+
+
+def code_stamp() -> str:
+    """What stored maps, graphs and counts depend on besides the tags: all of repomap's code
+    and templates, so a changed ranking rule is never answered from an older one's map."""
+    digest = hashlib.blake2b(digest_size=16)
+    _hash_files(digest, [*sorted(_PACKAGE.glob("*.py")), *sorted(resource_dir("templates").glob("*.j2"))])
+    return digest.hexdigest()
+
+
+def _hash_files(digest, paths: list[Path]) -> None:
+    for path in paths:
+        digest.update(path.name.encode() + path.read_bytes())
 
 
 def _grammar_versions() -> str:
@@ -103,6 +118,13 @@ class Store:
                 db.execute("DELETE FROM files")
                 db.execute("DELETE FROM blobs")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (stamp,))
+        code = code_stamp()
+        row = db.execute("SELECT value FROM meta WHERE key = 'code'").fetchone()
+        if row is None or row[0] != code:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("DELETE FROM blobs")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)", (code,))
         return db
 
     def _move_aside(self) -> None:

@@ -115,6 +115,16 @@ def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch)
     assert cache.Store(tree, tmp_path / "c").load() == {}
 
 
+def test_changed_code_drops_stored_maps_but_keeps_the_tags(tree, tmp_path, monkeypatch):
+    """A stored map was made by the ranking code of its day; after an upgrade it is made again."""
+    store = cache.Store(tree, tmp_path / "c")
+    store.save([("a.py", 1, 2, "h", b"payload")], [])
+    store.save_blob("map:x", b"an old map")
+    monkeypatch.setattr(cache, "code_stamp", lambda: "newer code")
+    again = cache.Store(tree, tmp_path / "c")
+    assert set(again.load()) == {"a.py"} and not again.blob("map:x")
+
+
 def test_unreadable_stored_payloads_are_tagged_again(tree, tmp_path):
     cache_dir = tmp_path / "cache"
     expected = run("map", tree, "--cache-dir", cache_dir).stdout
