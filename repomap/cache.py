@@ -50,7 +50,8 @@ def fingerprint() -> str:
 
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{_grammar_versions()};{__version__};{PAYLOAD_VERSION}".encode())
-    _hash_files(digest, [*sorted(resource_dir("queries").glob("*.scm")), _PACKAGE / "tags.py", _PACKAGE / "index.py"])
+    queries = sorted(resource_dir("queries").glob("*.scm"))
+    _hash_files(digest, [*queries, _PACKAGE / "tags.py", _PACKAGE / "index.py"])
     return digest.hexdigest()
 
 
@@ -62,7 +63,7 @@ def code_stamp() -> str:
     return digest.hexdigest()
 
 
-def _hash_files(digest, paths: list[Path]) -> None:
+def _hash_files(digest: hashlib.blake2b, paths: list[Path]) -> None:
     for path in paths:
         digest.update(path.name.encode() + path.read_bytes())
 
