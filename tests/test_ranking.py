@@ -34,7 +34,8 @@ def test_tests_rank_below_the_code_they_test(tmp_path):
 def test_a_folder_hidden_from_the_build_ranks_like_examples(tmp_path):
     """Go leaves folders starting with an underscore out of the build: chi's `_examples/`."""
     files = dict(CORE)
-    files["_examples/demo.py"] = "from net import Client\nfrom app import main\n\ndef demo():\n    Client().send()\n    main()\n"
+    files["_examples/demo.py"] = ("from net import Client\nfrom app import main\n\n"
+                                  "def demo():\n    Client().send()\n    main()\n")
     ranked = write(tmp_path, files).build(tokens=4000).ranked_files
     assert ranked.index("_examples/demo.py") > ranked.index("pool.py")
 
