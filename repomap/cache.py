@@ -68,6 +68,17 @@ def _hash_files(digest: hashlib.blake2b, paths: list[Path]) -> None:
         digest.update(path.name.encode() + path.read_bytes())
 
 
+def _renew(db: sqlite3.Connection, key: str, stamp: str, tables: tuple[str, ...]) -> None:
+    """Empty `tables` when what they were made from (`stamp`, kept in meta under `key`) changed."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    if row is None or row[0] != stamp:
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            for table in tables:
+                db.execute(f"DELETE FROM {table}")
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, stamp))
+
+
 def _grammar_versions() -> str:
     """tree-sitter and every grammar package installed beside the language pack (it depends on
     some that are released on their own), by their dist-info folders: importlib.metadata
@@ -111,21 +122,8 @@ class Store:
                 time.sleep(0.1)
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA)
-        stamp = fingerprint()
-        row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
-        if row is None or row[0] != stamp:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                db.execute("DELETE FROM files")
-                db.execute("DELETE FROM blobs")
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (stamp,))
-        code = code_stamp()
-        row = db.execute("SELECT value FROM meta WHERE key = 'code'").fetchone()
-        if row is None or row[0] != code:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                db.execute("DELETE FROM blobs")
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)", (code,))
+        _renew(db, "fingerprint", fingerprint(), ("files", "blobs"))
+        _renew(db, "code", code_stamp(), ("blobs",))
         return db
 
     def _move_aside(self) -> None:
