@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import marshal
 import os
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -70,12 +72,23 @@ class Sources(dict):
         return data
 
 
+def _one_at_a_time(method):
+    """Calls on one RepoMap from several threads take turns: its caches and index are shared
+    state, and an answer must equal the one the same call gets alone."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 def _map_key(state: str, request: list) -> str:
     return "map:" + cache.content_hash(json.dumps([state, request]).encode())
 
 
 class RepoMap:
     """A repository's map, built again cheaply on every call (unchanged files are not re-parsed).
+    Safe to share between threads.
 
     >>> rm = RepoMap("path/to/repo", tokens=1024)
     >>> print(rm.get_repo_map(chat_files=["src/app.py"], mentioned_idents={"Flask"}))
@@ -111,6 +124,7 @@ class RepoMap:
         self.indexer = Indexer(self.root, folder, max_file_bytes, parse_timeout)
         self._graph: tuple[str, graph.Edges] | None = None
         self._memo: tokens.Memo | None = None
+        self._lock = threading.RLock()
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
                      mentioned_fnames: Iterable[str] = (), mentioned_idents: Iterable[str] = (),
@@ -119,6 +133,7 @@ class RepoMap:
         return self.build(focus=chat_files, other_files=other_files, mention_files=mentioned_fnames,
                           mention_idents=mentioned_idents, tokens=max_tokens).text
 
+    @_one_at_a_time
     def mentions(self, message: str) -> tuple[set[str], set[str]]:
         """The repository files and defined identifiers a chat message names, for get_repo_map."""
         scan = self.scan()
@@ -126,6 +141,7 @@ class RepoMap:
         found = words.mentions(message, sorted(scan.infos), defined)
         return found.files, found.idents
 
+    @_one_at_a_time
     def build(self, *, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", tokens: int | None = None,
               other_files: Iterable[str] | None = None, reuse: bool = False) -> MapResult:
@@ -185,6 +201,7 @@ class RepoMap:
         saved = json.loads(stored)
         return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"])
 
+    @_one_at_a_time
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
@@ -199,6 +216,7 @@ class RepoMap:
         return index.search(query, limit, lambda t: (kind in (None, t.kind))
                             and (path is None or discover.glob_match(t.path, path)))
 
+    @_one_at_a_time
     def retrieve(self, target: str) -> Snippet:
         """The exact source of the definition an ID, `path::name`, `path:line` or unique name names."""
         form, path, symbol, line = retrieve.parse_target(target)
@@ -218,6 +236,7 @@ class RepoMap:
             tag = retrieve.in_file(tag.id, tag.qualname + "#" + tag.kind, defs)
         return retrieve.snippet(tag, data)
 
+    @_one_at_a_time
     def refs(self, target: str) -> tuple[Tag, list[tuple[Tag, Tag | None]]]:
         """The definition `target` names, and each reference to its name with its enclosing definition."""
         definition = self.retrieve(target).tag
@@ -236,6 +255,7 @@ class RepoMap:
                     found.append((ref, max(around, key=lambda d: d.start_byte, default=None)))
         return definition, found
 
+    @_one_at_a_time
     def scan(self, other_files: Iterable[str] | None = None, extra: Iterable[str] = ()) -> Scan:
         """Discover and tag the repository's files (unchanged ones come from memory or the cache)."""
         tally = discover.Tally()

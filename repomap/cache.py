@@ -3,8 +3,10 @@
 Rows are keyed by path, with (size, mtime_ns) as the fast check and a content hash
 as the truth. The whole store is dropped when repomap's version or tagging code,
 a grammar or a query changes; stored maps and graphs also when any of repomap's
-code changes. A corrupt file is moved aside and rebuilt; an unwritable location
-means working without a cache. Both say so once on stderr.
+code changes. A file that SQLite itself reports as not a database or damaged is
+moved aside (one copy kept) and rebuilt; any other failure, an unwritable location
+or a database locked for too long means working without a cache. Both say so once
+on stderr. One connection serves every thread of a process, under a lock.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import os
 import sqlite3
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,6 +24,10 @@ from .resources import resource_dir
 _PACKAGE = Path(__file__).resolve().parent
 
 KEEP_BLOBS = 16
+FETCH_ROWS = 256  # payload rows read per step under the lock, so other threads are not held up long
+# The only error codes that say the file itself is damaged; anything else (a locked database,
+# a connection used wrongly, a full disk) is no reason to throw the index away.
+DAMAGED = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -92,10 +99,12 @@ def _grammar_versions() -> str:
 
 
 class Store:
-    """Stored tag payloads of one repository; every method is safe to call when disabled."""
+    """Stored tag payloads of one repository; every method is safe to call when disabled,
+    and from any thread."""
 
     def __init__(self, root: Path, folder: Path | None):
         self.db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
         if folder is None:
             return
         name = hashlib.blake2b(str(root).encode(), digest_size=8).hexdigest()
@@ -103,15 +112,13 @@ class Store:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             self.db = self._open()
-        except sqlite3.OperationalError as exc:  # locked past the timeout, read-only, ...: not corrupt
-            _warn(f"cannot use the cache at {self.path} ({exc}); working without it")
-        except sqlite3.DatabaseError:
-            self._move_aside()
+        except sqlite3.DatabaseError as exc:
+            self._failed(exc, "cannot use the cache at {path} ({exc}); working without it")
         except OSError as exc:
             _warn(f"cannot use the cache at {folder} ({exc.strerror or exc}); working without it")
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
         for attempt in range(50):  # switching to WAL does not wait for a busy database by itself
             try:
                 db.execute("PRAGMA journal_mode=WAL")
@@ -126,10 +133,25 @@ class Store:
         _renew(db, "code", code_stamp(), ("blobs",))
         return db
 
+    def _failed(self, exc: sqlite3.DatabaseError, message: str, disable: bool = True) -> None:
+        """A damaged file is moved aside and rebuilt; any other error leaves the file alone,
+        and this process works without the cache unless told to go on (a write that waited
+        too long for a lock costs only that write)."""
+        if getattr(exc, "sqlite_errorcode", None) in DAMAGED:
+            self._move_aside()
+            return
+        _warn(message.format(path=self.path, exc=exc))
+        if disable:
+            self.db = None
+
     def _move_aside(self) -> None:
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-        _warn(f"the cache {self.path} was corrupt; moved it to {aside.name} and rebuilding")
+        """Keep one copy of the damaged file (for a bug report) and start a new one."""
+        aside = self.path.with_name(self.path.name + ".corrupt")
+        _warn(f"the cache {self.path} was damaged; moved it to {aside.name} and rebuilding "
+              f"(delete {aside} unless you report the damage)")
         try:
+            if self.db is not None:
+                self.db.close()
             os.replace(self.path, aside)
             for suffix in ("-wal", "-shm"):
                 Path(str(self.path) + suffix).unlink(missing_ok=True)
@@ -144,65 +166,76 @@ class Store:
         return {path: (size, mtime, digest) for path, size, mtime, digest in rows}
 
     def payloads(self, wanted: set[str]):
-        """(path, size, mtime_ns, hash, payload) of the wanted files, one row at a time, so that
-        a kernel's payloads are never all in memory at once."""
+        """(path, size, mtime_ns, hash, payload) of the wanted files, a few rows at a time, so
+        that a kernel's payloads are never all in memory at once."""
         for row in self._rows("SELECT path, size, mtime_ns, hash, payload FROM files"):
             if row[0] in wanted:
                 yield row
 
     def _rows(self, sql: str):
-        if self.db is None:
-            return
-        try:
-            yield from self.db.execute(sql)
-        except sqlite3.OperationalError as exc:
-            _warn(f"cannot read the cache ({exc}); working without it")
-            self.db = None
-        except sqlite3.DatabaseError:
-            self._move_aside()
+        """The rows of a query, read in steps under the lock (nothing is held between steps)."""
+        with self._lock:
+            if self.db is None:
+                return
+            try:
+                cursor = self.db.execute(sql)
+            except sqlite3.DatabaseError as exc:
+                self._failed(exc, "cannot read the cache {path} ({exc}); working without it")
+                return
+        while True:
+            with self._lock:
+                try:
+                    rows = cursor.fetchmany(FETCH_ROWS)
+                except sqlite3.DatabaseError as exc:
+                    self._failed(exc, "cannot read the cache {path} ({exc}); working without it")
+                    return
+            if not rows:
+                return
+            yield from rows
 
     def blob(self, key: str) -> bytes | None:
         """A derived result stored under `key` (the last few are kept)."""
         return self._one("SELECT value FROM blobs WHERE key = ?", key)
 
     def save_blob(self, key: str, value: bytes) -> None:
-        if self.db is None:
-            return
-        try:
-            with self.db:
-                self.db.execute("BEGIN IMMEDIATE")
-                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, value))
-                self.db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
-                                f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")
-        except sqlite3.DatabaseError as exc:
-            _warn(f"could not update the cache ({exc})")
+        self._write(lambda db: (
+            db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, value)),
+            db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
+                       f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")))
 
     def payload(self, path: str) -> bytes | None:
         return self._one("SELECT payload FROM files WHERE path = ?", path)
 
     def _one(self, sql: str, key: str) -> bytes | None:
         """The value one keyed row holds, or None (no cache, no row, or an unreadable one)."""
-        if self.db is None:
-            return None
-        try:
-            row = self.db.execute(sql, (key,)).fetchone()
-        except sqlite3.DatabaseError:
-            return None
+        with self._lock:
+            if self.db is None:
+                return None
+            try:
+                row = self.db.execute(sql, (key,)).fetchone()
+            except sqlite3.DatabaseError:
+                return None
         return row[0] if row else None
 
     def save(self, rows: list[tuple[str, int, int, str, bytes]], deleted: list[str]) -> None:
         """Store new and changed files and forget deleted ones, in one transaction."""
-        if self.db is None or not (rows or deleted):
-            return
-        try:
-            with self.db:
-                self.db.execute("BEGIN IMMEDIATE")
-                self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", rows)
-                self.db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])
-        except sqlite3.OperationalError as exc:  # locked for longer than the timeout, or read-only
-            _warn(f"could not update the cache ({exc}); this run's results are not stored")
-        except sqlite3.DatabaseError:
-            self._move_aside()
+        if rows or deleted:
+            self._write(lambda db: (
+                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", rows),
+                db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
+
+    def _write(self, change) -> None:
+        """Run `change(db)` in one immediate transaction; a failure costs this run's results only."""
+        with self._lock:
+            if self.db is None:
+                return
+            try:
+                with self.db:
+                    self.db.execute("BEGIN IMMEDIATE")
+                    change(self.db)
+            except sqlite3.DatabaseError as exc:
+                self._failed(exc, "could not update the cache {path} ({exc}); this run's results are not stored",
+                             disable=False)
 
 
 _warned: set[str] = set()

@@ -86,9 +86,11 @@ def test_corrupt_index_is_moved_aside_and_rebuilt(tree, tmp_path):
     assert result.returncode == 0
     assert result.stdout == expected
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
-    assert len(warnings) == 1 and "corrupt" in warnings[0]
-    assert list(cache_dir.glob("*.corrupt-*"))
+    assert len(warnings) == 1 and "damaged" in warnings[0] and "delete" in warnings[0]
     assert index(tree, cache_dir).startswith("5 files (0 read again)")
+    db.write_bytes(b"damaged again" * 100)  # a second damage keeps one copy aside, the newest
+    assert run("map", tree, "--cache-dir", cache_dir).stdout == expected
+    assert [p.read_bytes()[:13] for p in cache_dir.glob("*.corrupt*")] == [b"damaged again"]
 
 
 def test_unusable_cache_location_works_without_cache(tree, tmp_path):
