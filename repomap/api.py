@@ -17,7 +17,7 @@ from . import cache, discover, graph, render, retrieve, tags, tokens, words, wor
 from .graph import Ranked, Signals
 from .index import TIME_LIMIT, FileInfo, Indexer
 from .retrieve import Snippet
-from .search import Hit, Index, own_texts
+from .search import Hit, Index, Terms
 from .tags import Tag
 from .tokens import count_tokens
 
@@ -124,6 +124,8 @@ class RepoMap:
         self.indexer = Indexer(self.root, folder, max_file_bytes, parse_timeout)
         self._graph: tuple[str, graph.Edges] | None = None
         self._memo: tokens.Memo | None = None
+        self._terms = Terms()
+        self._index: tuple[str, Index] | None = None
         self._lock = threading.RLock()
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
@@ -206,15 +208,21 @@ class RepoMap:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
         ranked, _ = self._rank(scan, query=query)
-        defs = [t for info in scan.infos.values() for t in info.defs if not t.local]
-        signatures, texts = {}, {}
-        for rel, info in scan.infos.items():
-            signatures.update(render.signatures(info.defs, scan.sources[rel]))
-            texts.update(own_texts(info.defs, scan.sources[rel]))
-        index = Index(defs, signatures, texts, {r.tag.id: r.score for r in ranked},
-                      {f for f in scan.infos if discover.is_secondary(f)})
-        return index.search(query, limit, lambda t: (kind in (None, t.kind))
-                            and (path is None or discover.glob_match(t.path, path)))
+        prior = {id(r.tag): r.score for r in ranked}
+        return self._search_index(scan).search(query, prior, limit, lambda t: (kind in (None, t.kind))
+                                               and (path is None or discover.glob_match(t.path, path)))
+
+    def _search_index(self, scan: Scan) -> Index:
+        """The search index of this state of the files; only changed files' terms are read."""
+        if self._index is None or self._index[0] != scan.state:
+            self._index = None
+            rels = list(scan.infos)
+            for rel, digest, terms in self.indexer.terms(rels, self._terms.known):
+                self._terms.add(rel, digest, terms)
+            self._terms.forget_others(set(rels))
+            self._index = (scan.state, self._terms.index(scan.defs(),
+                                                         {f for f in rels if discover.is_secondary(f)}))
+        return self._index[1]
 
     @_one_at_a_time
     def retrieve(self, target: str) -> Snippet:

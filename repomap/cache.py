@@ -28,14 +28,13 @@ FETCH_ROWS = 256  # payload rows read per step under the lock, so other threads 
 # The only error codes that say the file itself is damaged; anything else (a locked database,
 # a connection used wrongly, a full disk) is no reason to throw the index away.
 DAMAGED = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
-    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    hash TEXT NOT NULL, payload BLOB NOT NULL
-);
-"""
+TABLES = {
+    "meta": "key TEXT PRIMARY KEY, value TEXT NOT NULL",
+    "blobs": "key TEXT PRIMARY KEY, value BLOB NOT NULL",
+    # payload: what the map needs of a file's tags; terms: what search needs (index.py, search.py)
+    "files": "path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL, "
+             "payload BLOB NOT NULL, terms BLOB NOT NULL",
+}
 
 
 def default_dir() -> Path:
@@ -51,22 +50,21 @@ def content_hash(data: bytes) -> str:
 
 
 def fingerprint() -> str:
-    """What the stored tags depend on: repomap, tree-sitter, the grammars and our queries."""
+    """What stored rows depend on: repomap's code (every module, so no moved function can
+    leave an old result behind), tree-sitter, the grammars and our queries."""
     from . import __version__
     from .index import PAYLOAD_VERSION
 
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{_grammar_versions()};{__version__};{PAYLOAD_VERSION}".encode())
-    queries = sorted(resource_dir("queries").glob("*.scm"))
-    _hash_files(digest, [*queries, _PACKAGE / "tags.py", _PACKAGE / "index.py"])
+    _hash_files(digest, [*sorted(resource_dir("queries").glob("*.scm")), *sorted(_PACKAGE.glob("*.py"))])
     return digest.hexdigest()
 
 
-def code_stamp() -> str:
-    """What stored maps, graphs and counts depend on besides the tags: all of repomap's code
-    and templates, so a changed ranking rule is never answered from an older one's map."""
+def templates_stamp() -> str:
+    """What stored maps and token counts depend on besides the code: the output templates."""
     digest = hashlib.blake2b(digest_size=16)
-    _hash_files(digest, [*sorted(_PACKAGE.glob("*.py")), *sorted(resource_dir("templates").glob("*.j2"))])
+    _hash_files(digest, sorted(resource_dir("templates").glob("*.j2")))
     return digest.hexdigest()
 
 
@@ -76,13 +74,15 @@ def _hash_files(digest: hashlib.blake2b, paths: list[Path]) -> None:
 
 
 def _renew(db: sqlite3.Connection, key: str, stamp: str, tables: tuple[str, ...]) -> None:
-    """Empty `tables` when what they were made from (`stamp`, kept in meta under `key`) changed."""
+    """Make `tables` anew, empty, when what they were made from (`stamp`, kept in meta under
+    `key`) changed: a new version may also store other columns."""
     row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     if row is None or row[0] != stamp:
         with db:
             db.execute("BEGIN IMMEDIATE")
             for table in tables:
-                db.execute(f"DELETE FROM {table}")
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+                db.execute(f"CREATE TABLE {table} ({TABLES[table]})")
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, stamp))
 
 
@@ -128,9 +128,9 @@ class Store:
                     raise
                 time.sleep(0.1)
         db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(SCHEMA)
+        db.execute(f"CREATE TABLE IF NOT EXISTS meta ({TABLES['meta']})")
         _renew(db, "fingerprint", fingerprint(), ("files", "blobs"))
-        _renew(db, "code", code_stamp(), ("blobs",))
+        _renew(db, "templates", templates_stamp(), ("blobs",))
         return db
 
     def _failed(self, exc: sqlite3.DatabaseError, message: str, disable: bool = True) -> None:
@@ -161,7 +161,7 @@ class Store:
             self.db = None
 
     def load(self) -> dict[str, tuple[int, int, str]]:
-        """path -> (size, mtime_ns, hash) for every stored file (payloads: `payloads`)."""
+        """path -> (size, mtime_ns, hash) for every stored file (payloads: `payloads`, `terms`)."""
         rows = self._rows("SELECT path, size, mtime_ns, hash FROM files")
         return {path: (size, mtime, digest) for path, size, mtime, digest in rows}
 
@@ -169,6 +169,12 @@ class Store:
         """(path, size, mtime_ns, hash, payload) of the wanted files, a few rows at a time, so
         that a kernel's payloads are never all in memory at once."""
         for row in self._rows("SELECT path, size, mtime_ns, hash, payload FROM files"):
+            if row[0] in wanted:
+                yield row
+
+    def terms(self, wanted: set[str]):
+        """(path, hash, terms) of the wanted files, a few rows at a time."""
+        for row in self._rows("SELECT path, hash, terms FROM files"):
             if row[0] in wanted:
                 yield row
 
@@ -203,11 +209,13 @@ class Store:
             db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
                        f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")))
 
-    def payload(self, path: str) -> bytes | None:
-        return self._one("SELECT payload FROM files WHERE path = ?", path)
+    def payload(self, path: str) -> tuple[bytes, bytes] | None:
+        """A stored file's payload and terms."""
+        return self._one("SELECT payload, terms FROM files WHERE path = ?", path, whole=True)
 
-    def _one(self, sql: str, key: str) -> bytes | None:
-        """The value one keyed row holds, or None (no cache, no row, or an unreadable one)."""
+    def _one(self, sql: str, key: str, whole: bool = False):
+        """The value one keyed row holds (or the row, if `whole`), or None (no cache, no row,
+        or an unreadable one)."""
         with self._lock:
             if self.db is None:
                 return None
@@ -215,13 +223,13 @@ class Store:
                 row = self.db.execute(sql, (key,)).fetchone()
             except sqlite3.DatabaseError:
                 return None
-        return row[0] if row else None
+        return None if row is None else row if whole else row[0]
 
-    def save(self, rows: list[tuple[str, int, int, str, bytes]], deleted: list[str]) -> None:
+    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes]], deleted: list[str]) -> None:
         """Store new and changed files and forget deleted ones, in one transaction."""
         if rows or deleted:
             self._write(lambda db: (
-                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", rows),
+                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", rows),
                 db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
 
     def _write(self, change) -> None:

@@ -12,13 +12,15 @@ from dataclasses import dataclass, fields
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
+from typing import Iterator
 
 from . import cache, discover, tags, workers
 from .tags import Tag
 
-PAYLOAD_VERSION = 5
+PAYLOAD_VERSION = 6
 TIME_LIMIT = 10.0  # seconds to tag one file before it is skipped
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
+NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
@@ -55,6 +57,7 @@ class _Known:
     digest: str  # content hash
     info: FileInfo | None  # None: skipped (binary, too large, ...), for the reason in notes
     notes: tuple[str, ...]  # counted on every scan (why skipped; syntax errors, not UTF-8)
+    terms: bytes | None = None  # what search needs (search.file_terms), kept here only without a store
 
 
 class Indexer:
@@ -122,6 +125,24 @@ class Indexer:
             if known is not None and not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.time_limit):
                 self._known[rel] = known
 
+    def terms(self, rels: list[str], known) -> Iterator[tuple[str, str, bytes]]:
+        """(path, content hash, search terms) of each tagged file for which `known(path, hash)`
+        is false: kept from tagging, else stored, else (not stored, or changed since) counted
+        from the file now."""
+        from .search import file_terms
+
+        missing = {rel: self._known[rel] for rel in rels if not known(rel, self._known[rel].digest)}
+        for rel, entry in list(missing.items()):
+            if entry.terms is not None:
+                yield rel, entry.digest, missing.pop(rel).terms
+        for rel, digest, terms in self.store.terms(set(missing)):
+            if digest == missing[rel].digest:
+                yield rel, digest, terms
+                del missing[rel]
+        for rel, entry in missing.items():
+            data, _ = discover.read_source(self.root / rel, self.max_bytes)
+            yield rel, entry.digest, file_terms(rel, entry.info.defs if entry.info else [], data or b"")
+
     @staticmethod
     def state(stamps: dict[str, tuple[int, int]]) -> str:
         """A digest of the files' stamps: equal digests, equal tags (checked before reading anything)."""
@@ -143,19 +164,21 @@ class Indexer:
                 rel = job[1]
                 if isinstance(answer, workers.Failed):
                     digest = f"{SLOW}{self.time_limit:g}" if answer.timed_out else ""
-                    payload = _encode(None, (answer.reason,))
+                    payload, terms = _encode(None, (answer.reason,)), NO_TERMS
                 else:
-                    digest, payload = answer
+                    digest, payload, terms = answer
                     if payload is None:  # same content as stored
-                        payload = self.store.payload(rel)
+                        payload, terms = self.store.payload(rel) or (None, None)
                 known = _decode(payload, stamps[rel], digest) if payload is not None else None
                 if known is None:  # the stored payload was unreadable after all: tag it again
                     retry.append(self._job(rel, stored=False))
                     continue
                 progress.step(1)
+                if self.store.db is None:
+                    known.terms = terms
                 self._known[rel] = known
                 self._stored[rel] = (*stamps[rel], digest)
-                rows.append((rel, *stamps[rel], digest, payload))
+                rows.append((rel, *stamps[rel], digest, payload, terms))
                 if len(rows) >= SAVE_EVERY:
                     self.store.save(rows, [])
                     rows = []
@@ -181,18 +204,21 @@ def _digest(parts) -> str:
     return digest.hexdigest()
 
 
-def _tag_job(job: tuple) -> tuple[str, bytes | None]:
-    """Read, hash and tag one file: (hash, payload), payload None when the hash is the stored one."""
+def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
+    """Read, hash and tag one file: (hash, payload, search terms), payload and terms None when
+    the hash is the stored one."""
+    from .search import file_terms
+
     path, rel, language, max_bytes, stored_hash = job
     data, reason = discover.read_source(Path(path), max_bytes)
     if data is None:
-        return "", _encode(None, (reason,))
+        return "", _encode(None, (reason,)), NO_TERMS
     digest = cache.content_hash(data)
     if digest == stored_hash:
-        return digest, None
+        return digest, None, None
     result = tags.extract(rel, data, language)
     if result is None:
-        return digest, _encode(None, (f"no working {language} query",))
+        return digest, _encode(None, (f"no working {language} query",)), NO_TERMS
     notes = []
     try:
         data.decode("utf-8")
@@ -206,7 +232,7 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None]:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
-    return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes))
+    return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes)), file_terms(rel, defs, data)
 
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower

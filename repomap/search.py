@@ -5,15 +5,25 @@ qualified name and path, and the words of its signature, first doc line and whol
 text (comments above it and body), all lightly stemmed, so "where do we retry
 failed connections" finds `retry_connection`. A definition that covers more of
 the query's words gains more than one that repeats a few (coordination).
+
+A file's words are counted when it is tagged and stored beside its tags
+(`file_terms`), so a query reads postings, not sources: `Terms` keeps each file's
+decoded once, and `Index` joins them into numpy columns once per state of the files.
 """
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import math
 import re
+from array import array
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
+from .render import signatures
 from .tags import Tag
 from .words import STOPWORDS, stem, subwords
 
@@ -59,6 +69,75 @@ def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
     return texts
 
 
+def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
+    """What search needs of a file, computed when it is tagged: for each definition outside
+    function bodies, its signature, a hash of its own text (copies share it) and its words
+    with their counts."""
+    texts = own_texts(defs, source)
+    shown = signatures(defs, source)
+    place = rel.replace("/", " ")
+    rows = []
+    for tag in defs:
+        if tag.local:
+            continue
+        words = Counter(terms(tag.name) * NAME_WEIGHT)
+        words.update(terms(" ".join([tag.qualname, place, shown[tag.id], tag.doc, texts[tag.id]])))
+        rows.append((shown[tag.id], hashlib.blake2b(texts[tag.id].encode("utf-8", "surrogatepass"),
+                                                    digest_size=8).digest(),
+                     tuple(words), array("I", words.values()).tobytes()))
+    return marshal.dumps(rows)
+
+
+@dataclass
+class FileTerms:
+    """One file's search documents, decoded: rows of (definition, word id, count)."""
+
+    signatures: list[str]
+    copies: list[bytes]  # a hash of each definition's own text
+    doc: np.ndarray  # definition number within the file, per row
+    word: np.ndarray  # word id in Terms.words, per row
+    count: np.ndarray  # how often, per row
+
+
+class Terms:
+    """Every file's search documents, decoded once per content; the word ids only grow."""
+
+    def __init__(self):
+        self.words: dict[str, int] = {}
+        self._files: dict[str, tuple[str, FileTerms]] = {}
+
+    def known(self, rel: str, digest: str) -> bool:
+        return self._files.get(rel, ("",))[0] == digest
+
+    def add(self, rel: str, digest: str, payload: bytes) -> None:
+        rows = marshal.loads(payload)
+        ids = self.words
+        doc = np.repeat(np.arange(len(rows), dtype=np.int32), [len(r[2]) for r in rows])
+        word = np.fromiter((ids.setdefault(w, len(ids)) for r in rows for w in r[2]), dtype=np.int32,
+                           count=len(doc))
+        count = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint32).astype(np.float64)
+        self._files[rel] = (digest, FileTerms([r[0] for r in rows], [r[1] for r in rows], doc, word, count))
+
+    def forget_others(self, rels: set[str]) -> None:
+        for rel in set(self._files) - rels:
+            del self._files[rel]
+
+    def index(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Index:
+        """The search index over these files' definitions outside function bodies."""
+        tags, sigs, copies, doc, word, count = [], [], [], [], [], []
+        for rel, file_defs in defs.items():
+            own = self._files[rel][1]
+            doc.append(own.doc + len(tags))
+            tags += [t for t in file_defs if not t.local]
+            sigs += own.signatures
+            copies += own.copies
+            word.append(own.word)
+            count.append(own.count)
+        join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
+        return Index(tags, sigs, copies, join(doc, np.int32), join(word, np.int32), join(count, np.float64),
+                     self.words, secondary)
+
+
 def _kind_factor(kind: str) -> float:
     return PROSE if kind == "section" else DATA if kind in ("constant", "module") else 1.0
 
@@ -70,64 +149,68 @@ def _length_penalty(tag: Tag) -> float:
 
 
 class Index:
-    """BM25 over definitions, built once per scan."""
+    """BM25 over definitions, as columns of (definition, word, count) rows, built once per
+    state of the files; a query touches only the rows of its own words."""
 
-    def __init__(self, defs: list[Tag], signatures: dict[str, str], texts: dict[str, str],
-                 prior: dict[str, float], secondary: set[str]):
+    def __init__(self, defs: list[Tag], signatures: list[str], copies: list[bytes], doc: np.ndarray,
+                 word: np.ndarray, count: np.ndarray, words: dict[str, int], secondary: set[str]):
         self.defs = defs
         self.signatures = signatures
-        self.docs: list[Counter[str]] = []
-        self.copies = _copies(defs, texts)
-        for tag in defs:
-            words = Counter(terms(tag.name) * NAME_WEIGHT)
-            words.update(terms(" ".join([tag.qualname, tag.path.replace("/", " "), signatures[tag.id], tag.doc,
-                                         texts.get(tag.id, "")])))
-            self.docs.append(words)
-        self.lengths = [sum(d.values()) for d in self.docs]
-        self.avg_length = sum(self.lengths) / len(self.lengths) if self.lengths else 1.0
-        self.doc_freq: Counter[str] = Counter(t for d in self.docs for t in d)
-        top = max(prior.values(), default=0.0) or 1.0
-        self.prior = [math.sqrt(prior.get(t.id, 0.0) / top) for t in defs]
-        self.factor = [(SECONDARY if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
-                       for t in defs]
+        self.words = words
+        self.doc, self.word, self.count = doc, word, count
+        self.copies = _copies(defs, copies)
+        self.lengths = np.bincount(doc, weights=count, minlength=len(defs))
+        self.avg_length = float(self.lengths.mean()) if len(defs) else 1.0
+        self.doc_freq = np.bincount(word, minlength=len(words))
+        self.position = {id(tag): i for i, tag in enumerate(defs)}
+        self.factor = np.array([(SECONDARY if t.path in secondary else 1.0) * _kind_factor(t.kind)
+                                / _length_penalty(t) for t in defs])
 
-    def search(self, query: str, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
+    def search(self, query: str, prior: dict[int, float], limit: int = 5, keep=lambda tag: True) -> list[Hit]:
+        """The best definitions for `query`; `prior` is the map's score by id() of the tag."""
         wanted = set(terms(query))
         title = set(terms(query.strip().split("\n", 1)[0]))
-        n = len(self.docs)
-        idf = {t: math.log(1 + (n - self.doc_freq[t] + 0.5) / (self.doc_freq[t] + 0.5)) * (1 + TITLE * (t in title))
-               for t in wanted}  # a one-line query: every word alike
+        n = len(self.defs)
+        frequency = {t: int(self.doc_freq[self.words[t]]) if t in self.words else 0 for t in wanted}
+        idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) * (1 + TITLE * (t in title))
+               for t, df in frequency.items()}  # a one-line query: every word alike
         total_idf = sum(idf.values()) or 1.0
+        weight = np.zeros(len(self.words) + 1)
+        for t, value in idf.items():
+            if t in self.words:
+                weight[self.words[t]] = value
+        rows = np.flatnonzero(np.isin(self.word, [self.words[t] for t in wanted if t in self.words]))
+        doc, tf, w = self.doc[rows], self.count[rows], weight[self.word[rows]]
+        per_row = w * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg_length))
+        score = np.bincount(doc, weights=per_row, minlength=n)
+        # Coordination: a long task text has many incidental words; the definition that covers
+        # more of them (by weight) is likelier the one it is about than one that repeats a few.
+        # The tenth added keeps a match on one word of a long text from vanishing.
+        covered = np.bincount(doc, weights=w, minlength=n)
+        matched = np.unique(doc)
+        top = max(prior.values(), default=0.0) or 1.0
         scored = []
-        for i, (doc, tag) in enumerate(zip(self.docs, self.defs)):
-            matched = wanted & doc.keys()
-            if not matched or not keep(tag):
+        for i in matched.tolist():
+            tag = self.defs[i]
+            if not keep(tag):
                 continue
-            score = 0.0
-            for term in matched:
-                tf = doc[term]
-                score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[i] / self.avg_length))
-            # Coordination: a long task text has many incidental words; the definition that covers
-            # more of them (by weight) is likelier the one it is about than one that repeats a few.
-            # The tenth added keeps a match on one word of a long text from vanishing.
-            score *= (sum(idf[t] for t in matched) / total_idf + 0.1) ** COORD
-            score *= (1 - PRIOR + PRIOR * self.prior[i]) * self.factor[i]
-            scored.append((-round(score, 4), tag.path, tag.start_byte, i))
+            value = score[i] * (covered[i] / total_idf + 0.1) ** COORD
+            value *= (1 - PRIOR + PRIOR * math.sqrt(prior.get(id(tag), 0.0) / top)) * self.factor[i]
+            scored.append((-round(float(value), 4), tag.path, tag.start_byte, i))
         scored.sort()
         # Copies and overloads: one hit with the best score, showing the copy least deep in the
         # tree (a generated or vendored copy usually sits deeper than its source).
         groups: dict[int, tuple[float, tuple]] = {}
-        for score, path, start, i in scored:
+        for value, path, start, i in scored:
             group = self.copies[i]
-            shown = (path.count("/"), score, path, start, i)
-            best, current = groups.get(group, (score, shown))
+            shown = (path.count("/"), value, path, start, i)
+            best, current = groups.get(group, (value, shown))
             groups[group] = (best, min(current, shown))
-        hits = [Hit(-score, self.defs[shown[-1]], self.signatures[self.defs[shown[-1]].id])
-                for score, shown in groups.values()]  # dicts keep order: best score first
-        return hits[:limit]
+        best = list(groups.values())[:limit]  # dicts keep order: best score first
+        return [Hit(-value, self.defs[shown[-1]], self.signatures[shown[-1]]) for value, shown in best]
 
 
-def _copies(defs: list[Tag], texts: dict[str, str]) -> list[int]:
+def _copies(defs: list[Tag], texts: list[bytes]) -> list[int]:
     """Per definition, a number shared by its copies: definitions of the same qualified name
     and kind that have the same text (a generated or vendored copy of a file) or are in the
     same file (overloads), and so on transitively. A search shows each group once."""
@@ -141,7 +224,7 @@ def _copies(defs: list[Tag], texts: dict[str, str]) -> list[int]:
 
     first: dict[tuple, int] = {}
     for i, tag in enumerate(defs):
-        for key in ((tag.qualname, tag.kind, texts.get(tag.id, tag.id)), (tag.path, tag.qualname, tag.kind)):
+        for key in ((tag.qualname, tag.kind, texts[i]), (tag.path, tag.qualname, tag.kind)):
             j = first.setdefault(key, i)
             parent[root(i)] = root(j)
     return [root(i) for i in range(len(defs))]

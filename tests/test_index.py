@@ -1,8 +1,10 @@
 """The persistent index: incremental updates, concurrent runs, corruption and unusable cache folders."""
 
+import shutil
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -111,20 +113,37 @@ def test_no_cache_writes_nothing(tree, tmp_path):
 
 def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch):
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload")], [])
+    store.save([("a.py", 1, 2, "h", b"payload", b"terms")], [])
     assert set(store.load()) == {"a.py"}
     monkeypatch.setattr(cache, "fingerprint", lambda: "something else")
     assert cache.Store(tree, tmp_path / "c").load() == {}
 
 
-def test_changed_code_drops_stored_maps_but_keeps_the_tags(tree, tmp_path, monkeypatch):
-    """A stored map was made by the ranking code of its day; after an upgrade it is made again."""
+def test_changed_templates_drop_stored_maps_but_keep_the_tags(tree, tmp_path, monkeypatch):
+    """A stored map was rendered by the templates of its day; after a change it is made again."""
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload")], [])
+    store.save([("a.py", 1, 2, "h", b"payload", b"terms")], [])
     store.save_blob("map:x", b"an old map")
-    monkeypatch.setattr(cache, "code_stamp", lambda: "newer code")
+    monkeypatch.setattr(cache, "templates_stamp", lambda: "newer templates")
     again = cache.Store(tree, tmp_path / "c")
     assert set(again.load()) == {"a.py"} and not again.blob("map:x")
+
+
+def test_changed_code_drops_everything_stored(tmp_path):
+    """Every module counts, so code moved from one to another cannot leave old results behind."""
+    copy = tmp_path / "repomap"
+    shutil.copytree(Path(cache.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = _fingerprint_of(copy)
+    assert before == cache.fingerprint()
+    (copy / "render.py").write_text((copy / "render.py").read_text() + "\n# changed\n")
+    assert _fingerprint_of(copy) != before
+
+
+def _fingerprint_of(package: Path) -> str:
+    """The fingerprint that a copy of the package computes."""
+    out = subprocess.run([sys.executable, "-c", "import repomap.cache as c; print(c.fingerprint())"],
+                         cwd=package.parent, capture_output=True, text=True, check=True)
+    return out.stdout.strip()
 
 
 def test_unreadable_stored_payloads_are_tagged_again(tree, tmp_path):
