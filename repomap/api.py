@@ -125,6 +125,7 @@ class RepoMap:
         self._graph: tuple[str, graph.Edges] | None = None
         self._memo: tokens.Memo | None = None
         self._terms = Terms()
+        self._defined: tuple[str, words.Names] | None = None
         self._index: tuple[str, Index] | None = None
         self._lock = threading.RLock()
 
@@ -138,9 +139,7 @@ class RepoMap:
     @_one_at_a_time
     def mentions(self, message: str) -> tuple[set[str], set[str]]:
         """The repository files and defined identifiers a chat message names, for get_repo_map."""
-        scan = self.scan()
-        defined = Counter(t.name for info in scan.infos.values() for t in info.defs)
-        found = words.mentions(message, sorted(scan.infos), defined)
+        found = words.mentions(message, self._names(self.scan()))
         return found.files, found.idents
 
     @_one_at_a_time
@@ -207,9 +206,8 @@ class RepoMap:
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
-        ranked, _ = self._rank(scan, query=query)
-        prior = {id(r.tag): r.score for r in ranked}
-        return self._search_index(scan).search(query, prior, limit, lambda t: (kind in (None, t.kind))
+        _, scores, _, _ = graph.scores(scan.infos, *self._signals(scan, query=query))
+        return self._search_index(scan).search(query, scores, limit, lambda t: (kind in (None, t.kind))
                                                and (path is None or discover.glob_match(t.path, path)))
 
     def _search_index(self, scan: Scan) -> Index:
@@ -220,7 +218,7 @@ class RepoMap:
             for rel, digest, terms in self.indexer.terms(rels, self._terms.known):
                 self._terms.add(rel, digest, terms)
             self._terms.forget_others(set(rels))
-            self._index = (scan.state, self._terms.index(scan.defs(),
+            self._index = (scan.state, self._terms.index({rel: scan.infos[rel].defs for rel in sorted(rels)},
                                                          {f for f in rels if discover.is_secondary(f)}))
         return self._index[1]
 
@@ -283,19 +281,32 @@ class RepoMap:
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
+        return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query))
+
+    def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
+                 mention_idents: Iterable[str] = (), query: str = "") -> tuple[Signals, graph.Edges]:
+        """What steers the ranking for a task, and the reference graph it runs on."""
         files, mention_files = sorted(scan.infos), list(mention_files)
-        defined = Counter(t.name for info in scan.infos.values() for t in info.defs) \
-            if query.strip() or mention_files else Counter()  # only what the task says is looked up
-        named = words.mentions(" ".join(mention_files), files, defined)
-        asked = words.mentions(query, files, defined)
+        names = self._names(scan) if query.strip() or mention_files else words.Names([], Counter())
+        named = words.mentions(" ".join(mention_files), names)
+        asked = words.mentions(query, names)
         signals = Signals(
             focus={r for r in map(self._relative, focus) if r in scan.infos},
             mentioned_files=(named.files | asked.files | {r for r in map(self._relative, mention_files) if r}),
             mentioned_idents=set(mention_idents) | asked.idents,
             terms=asked.terms,
+            sharing=names.sharing(asked.terms),
             secondary={f for f in files if discover.is_secondary(f)},
         )
-        return graph.rank(scan.infos, signals, self._edges(scan, signals.secondary))
+        return signals, self._edges(scan, signals.secondary)
+
+    def _names(self, scan: Scan) -> words.Names:
+        """The defined names of this state of the files, indexed by sub-word (kept while no
+        file changes: a chat loop asks every turn)."""
+        if self._defined is None or self._defined[0] != scan.state:
+            defined = Counter(t.name for info in scan.infos.values() for t in info.defs)
+            self._defined = (scan.state, words.Names(sorted(scan.infos), defined))
+        return self._defined[1]
 
     def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
         """The reference graph, from memory or the cache while no file changed, else built anew."""

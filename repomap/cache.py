@@ -168,12 +168,16 @@ class Store:
     def payloads(self, wanted: set[str]):
         """(path, size, mtime_ns, hash, payload) of the wanted files, a few rows at a time, so
         that a kernel's payloads are never all in memory at once."""
+        if not wanted:
+            return
         for row in self._rows("SELECT path, size, mtime_ns, hash, payload FROM files"):
             if row[0] in wanted:
                 yield row
 
     def terms(self, wanted: set[str]):
         """(path, hash, terms) of the wanted files, a few rows at a time."""
+        if not wanted:
+            return
         for row in self._rows("SELECT path, hash, terms FROM files"):
             if row[0] in wanted:
                 yield row

@@ -43,6 +43,7 @@ class Signals:
     mentioned_files: set[str] = field(default_factory=set)
     mentioned_idents: set[str] = field(default_factory=set)
     terms: dict[str, float] = field(default_factory=dict)  # query sub-word -> weight
+    sharing: set[str] = field(default_factory=set)  # defined names with a sub-word in terms
     secondary: set[str] = field(default_factory=set)  # tests, vendored, generated
 
 
@@ -50,6 +51,28 @@ class Signals:
 class Ranked:
     score: float
     tag: Tag
+
+
+@dataclass
+class Definitions:
+    """Every definition of the graph's files, in path order and then as each file lists them."""
+
+    tags: list[Tag]
+    file: np.ndarray  # the file's number in Edges.files
+    name: np.ndarray  # the name's number in `names`
+    names: dict[str, int]  # every defined name (local ones too, unlike Edges.names)
+    key: np.ndarray  # file * len(Edges.names) + the name's number there, or -1: what inflow is keyed by
+
+    @classmethod
+    def of(cls, edges: Edges, infos: dict[str, FileInfo]) -> Definitions:
+        tags = [tag for path in edges.files for tag in infos[path].defs]
+        file = np.repeat(np.arange(len(edges.files), dtype=np.int64), [len(infos[p].defs) for p in edges.files])
+        names: dict[str, int] = {}
+        name = np.fromiter((names.setdefault(tag.name, len(names)) for tag in tags), dtype=np.int64, count=len(tags))
+        edge_name = {n: i for i, n in enumerate(edges.names)}
+        at = np.array([edge_name.get(n, -1) for n in names], dtype=np.int64)[name] if names else name
+        key = np.where(at >= 0, file * max(len(edges.names), 1) + at, -1)
+        return cls(tags, file, name, names, key)
 
 
 @dataclass
@@ -67,6 +90,14 @@ class Edges:
     name: np.ndarray  # index into names
     weight: np.ndarray
     external: np.ndarray  # per file: reference mass to names defined nowhere here
+    _defs: Definitions | None = field(default=None, repr=False, compare=False)
+
+    def definitions(self, infos: dict[str, FileInfo]) -> Definitions:
+        """The files' definitions as columns, made once per graph (the graph is kept while no
+        file changes, and every task asks for them)."""
+        if self._defs is None:
+            self._defs = Definitions.of(self, infos)
+        return self._defs
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
@@ -180,6 +211,16 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
 def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None
          ) -> tuple[list[Ranked], dict[str, float]]:
     """Definitions best first (focus files left out) and each file's PageRank."""
+    defs, score, in_file, file_rank = scores(infos, signals, edges)
+    start = np.fromiter((tag.start_byte for tag in defs), dtype=np.int64, count=len(defs))
+    order = np.lexsort((start, in_file, -score))  # files are in path order
+    return [Ranked(value, defs[k]) for value, k in zip(score[order].tolist(), order.tolist())], file_rank
+
+
+def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None
+           ) -> tuple[list[Tag], np.ndarray, np.ndarray, dict[str, float]]:
+    """Every definition (focus files left out) in path order, then as its file lists them,
+    with its score and its file's number; and each file's PageRank."""
     edges = edges or build_edges(infos, signals.secondary)
     files, n = edges.files, len(edges.files)
     weight = edges.weight.copy() if signals.mentioned_idents or signals.focus else edges.weight
@@ -190,31 +231,28 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
         focus = [i for i, path in enumerate(files) if path in signals.focus]
         weight[np.isin(edges.src, focus)] *= FOCUS_EDGE
 
-    personal = _personalization(files, infos, signals)
-    file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
-    name_index = {name: i for i, name in enumerate(edges.names)}
-    n_names = max(len(edges.names), 1)
-    kept = [i for i, path in enumerate(files) if path not in signals.focus]
-    defs = [tag for i in kept for tag in infos[files[i]].defs]
-    in_file = np.repeat(np.array(kept, dtype=np.int64), [len(infos[files[i]].defs) for i in kept])
-    name_at = np.fromiter((name_index.get(tag.name, -1) for tag in defs), dtype=np.int64, count=len(defs))
-    keys = np.where(name_at >= 0, in_file * n_names + name_at, -1)
-    received = _inflow(edges, weight, file_rank, keys, n_names)
-
-    match = np.zeros(len(defs))
-    mentioned = np.array([path in signals.mentioned_files for path in files], dtype=bool)[in_file]
+    every = edges.definitions(infos)
+    # Only the names the task mentions or that share a sub-word with it can match.
+    match = np.zeros(len(every.tags))
+    mentioned = np.array([path in signals.mentioned_files for path in files], dtype=bool)[every.file]
     if signals.terms or signals.mentioned_idents:
-        by_name = {name: _match(name, signals) for name in {tag.name for tag in defs}}
-        match = np.fromiter((by_name[tag.name] for tag in defs), dtype=np.float64, count=len(defs))
-        mentioned |= np.fromiter((tag.name in signals.mentioned_idents for tag in defs), dtype=bool, count=len(defs))
+        by_name = np.zeros(len(every.names))
+        for name in (signals.sharing | signals.mentioned_idents) & every.names.keys():
+            by_name[every.names[name]] = _match(name, signals)
+        match = by_name[every.name]
+        mentioned |= np.isin(every.name, [every.names[n] for n in signals.mentioned_idents if n in every.names])
+    personal = _personalization(files, signals, every, match)
+    file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
+    kept = ~np.isin(every.file, [i for i, path in enumerate(files) if path in signals.focus])
+    defs = every.tags if kept.all() else [every.tags[k] for k in np.flatnonzero(kept).tolist()]
+    in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
+    received = _inflow(edges, weight, file_rank, every.key[kept], max(len(edges.names), 1))
+
     # What the task names counts as if referenced by its own file, whatever the graph says.
     own = np.where(mentioned, 1.0, 0.01 + OWN_MATCH * np.minimum(match, 1.0))
     score = (received + own * file_rank[in_file]) * (1.0 + match)
     score *= np.array([SECONDARY if path in signals.secondary else 1.0 for path in files])[in_file]
-    start = np.fromiter((tag.start_byte for tag in defs), dtype=np.int64, count=len(defs))
-    order = np.lexsort((start, in_file, -score))  # files are in path order
-    ranked = [Ranked(value, defs[k]) for value, k in zip(score[order].tolist(), order.tolist())]
-    return ranked, dict(zip(files, file_rank.tolist()))
+    return defs, score, in_file, dict(zip(files, file_rank.tolist()))
 
 
 def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, keys: np.ndarray, n_names: int) -> np.ndarray:
@@ -292,19 +330,12 @@ def _match(name: str, signals: Signals) -> float:
     return sum(signals.terms.get(p, 0.0) for p in parts) / math.sqrt(len(parts))
 
 
-def _personalization(files: list[str], infos: dict[str, FileInfo], signals: Signals) -> np.ndarray:
+def _personalization(files: list[str], signals: Signals, every: Definitions, match: np.ndarray) -> np.ndarray:
     """Every file a little (secondary ones less); chat and mentioned files, and files whose
-    definitions match the task, much more."""
-    personal = np.zeros(len(files))
-    for i, path in enumerate(files):
-        weight = SECONDARY if path in signals.secondary else 1.0
-        if path in signals.focus:
-            weight += 100.0
-        if path in signals.mentioned_files:
-            weight += 100.0
-        if signals.terms or signals.mentioned_idents:
-            defs = {t.name for t in infos[path].defs}
-            if defs:
-                weight += 10.0 * max(_match(name, signals) for name in defs)
-        personal[i] = weight
-    return personal
+    definitions match the task (`match`: per definition), much more."""
+    personal = np.array([SECONDARY if path in signals.secondary else 1.0 for path in files])
+    personal += 100.0 * np.array([path in signals.focus for path in files])
+    personal += 100.0 * np.array([path in signals.mentioned_files for path in files])
+    best = np.zeros(len(files))
+    np.maximum.at(best, every.file, match)
+    return personal + 10.0 * best

@@ -123,11 +123,14 @@ class Terms:
             del self._files[rel]
 
     def index(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Index:
-        """The search index over these files' definitions outside function bodies."""
-        tags, sigs, copies, doc, word, count = [], [], [], [], [], []
+        """The search index over these files' definitions outside function bodies; `defs` in
+        the order of graph.scores (the prior comes from there)."""
+        tags, sigs, copies, doc, word, count, positions, offset = [], [], [], [], [], [], [], 0
         for rel, file_defs in defs.items():
             own = self._files[rel][1]
             doc.append(own.doc + len(tags))
+            positions += [offset + i for i, t in enumerate(file_defs) if not t.local]
+            offset += len(file_defs)
             tags += [t for t in file_defs if not t.local]
             sigs += own.signatures
             copies += own.copies
@@ -135,7 +138,7 @@ class Terms:
             count.append(own.count)
         join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
         return Index(tags, sigs, copies, join(doc, np.int32), join(word, np.int32), join(count, np.float64),
-                     self.words, secondary)
+                     self.words, secondary, np.array(positions, dtype=np.int64))
 
 
 def _kind_factor(kind: str) -> float:
@@ -153,8 +156,10 @@ class Index:
     state of the files; a query touches only the rows of its own words."""
 
     def __init__(self, defs: list[Tag], signatures: list[str], copies: list[bytes], doc: np.ndarray,
-                 word: np.ndarray, count: np.ndarray, words: dict[str, int], secondary: set[str]):
+                 word: np.ndarray, count: np.ndarray, words: dict[str, int], secondary: set[str],
+                 positions: np.ndarray):
         self.defs = defs
+        self.positions = positions  # where each definition is in graph.scores' order
         self.signatures = signatures
         self.words = words
         self.doc, self.word, self.count = doc, word, count
@@ -162,12 +167,11 @@ class Index:
         self.lengths = np.bincount(doc, weights=count, minlength=len(defs))
         self.avg_length = float(self.lengths.mean()) if len(defs) else 1.0
         self.doc_freq = np.bincount(word, minlength=len(words))
-        self.position = {id(tag): i for i, tag in enumerate(defs)}
         self.factor = np.array([(SECONDARY if t.path in secondary else 1.0) * _kind_factor(t.kind)
                                 / _length_penalty(t) for t in defs])
 
-    def search(self, query: str, prior: dict[int, float], limit: int = 5, keep=lambda tag: True) -> list[Hit]:
-        """The best definitions for `query`; `prior` is the map's score by id() of the tag."""
+    def search(self, query: str, scores: np.ndarray, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
+        """The best definitions for `query`; `scores` are the map's, from graph.scores."""
         wanted = set(terms(query))
         title = set(terms(query.strip().split("\n", 1)[0]))
         n = len(self.defs)
@@ -188,14 +192,15 @@ class Index:
         # The tenth added keeps a match on one word of a long text from vanishing.
         covered = np.bincount(doc, weights=w, minlength=n)
         matched = np.unique(doc)
-        top = max(prior.values(), default=0.0) or 1.0
+        prior = scores[self.positions] if len(scores) else np.zeros(n)
+        prior = np.sqrt(prior / (scores.max(initial=0.0) or 1.0))
         scored = []
         for i in matched.tolist():
             tag = self.defs[i]
             if not keep(tag):
                 continue
             value = score[i] * (covered[i] / total_idf + 0.1) ** COORD
-            value *= (1 - PRIOR + PRIOR * math.sqrt(prior.get(id(tag), 0.0) / top)) * self.factor[i]
+            value *= (1 - PRIOR + PRIOR * prior[i]) * self.factor[i]
             scored.append((-round(float(value), 4), tag.path, tag.start_byte, i))
         scored.sort()
         # Copies and overloads: one hit with the best score, showing the copy least deep in the

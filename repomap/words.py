@@ -49,7 +49,31 @@ class Mentions:
     terms: dict[str, float] = field(default_factory=dict)
 
 
-def mentions(text: str, files: list[str], defined: Counter[str]) -> Mentions:
+class Names:
+    """What one state of the files defines, with the sub-words of every name counted and
+    indexed once, so a task's words are weighed without a pass over all the names, and
+    matched only against the names that share one of them."""
+
+    def __init__(self, files: list[str], defined: Counter[str]):
+        self.files = files
+        self.defined = defined
+        self.by_base: dict[str, list[str]] = {}
+        for path in files:
+            self.by_base.setdefault(PurePosixPath(path).name, []).append(path)
+        self.doc_freq: Counter[str] = Counter()  # per sub-word, the definitions whose name has it
+        self.with_part: dict[str, list[str]] = {}
+        for name, n in defined.items():
+            for part in set(stemmed_subwords(name)):
+                self.doc_freq[part] += n
+                self.with_part.setdefault(part, []).append(name)
+        self.total = sum(defined.values()) or 1
+
+    def sharing(self, terms: dict[str, float]) -> set[str]:
+        """The names that have at least one of these sub-words."""
+        return {name for part in terms for name in self.with_part.get(part, ())}
+
+
+def mentions(text: str, names: Names) -> Mentions:
     """Files, identifiers and weighted sub-word terms that `text` mentions.
 
     Files: a word equal to a path, a path suffix, or a basename in the repository.
@@ -59,32 +83,15 @@ def mentions(text: str, files: list[str], defined: Counter[str]) -> Mentions:
     found = Mentions()
     if not text.strip():
         return found
-    by_base: dict[str, list[str]] = {}
-    for path in files:
-        by_base.setdefault(PurePosixPath(path).name, []).append(path)
     for token in _PATHISH.findall(text):
         token = token.strip("./")
         if not token:
             continue
         if "/" in token:
-            found.files.update(p for p in files if p == token or p.endswith("/" + token))
-        found.files.update(by_base.get(token, []))
+            found.files.update(p for p in names.files if p == token or p.endswith("/" + token))
+        found.files.update(names.by_base.get(token, []))
     words = _WORD.findall(text)
-    found.idents = {w for w in words if w in defined and len(w) > 2}
-    found.terms = _term_weights(words, defined)
+    found.idents = {w for w in words if w in names.defined and len(w) > 2}
+    found.terms = {part: math.log(1 + names.total / names.doc_freq[part])
+                   for word in words for part in stemmed_subwords(word) if part in names.doc_freq}
     return found
-
-
-def _term_weights(words: list[str], defined: Counter[str]) -> dict[str, float]:
-    """Query sub-words (stemmed) weighted by inverse document frequency over defined names."""
-    doc_freq: Counter[str] = Counter()
-    for name, n in defined.items():
-        for part in set(stemmed_subwords(name)):
-            doc_freq[part] += n
-    total = sum(defined.values()) or 1
-    terms: dict[str, float] = {}
-    for word in words:
-        for part in stemmed_subwords(word):
-            if part in doc_freq:
-                terms[part] = math.log(1 + total / doc_freq[part])
-    return terms
