@@ -1,10 +1,11 @@
 """Wall time and peak memory of repomap against a plain parse of the same files, side by side.
 
 Corpora come from the package registries, pinned, into bench/.corpora (not committed):
-Django 5.2 (PyPI sdist), gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev), express
-4.21.2 with its dependencies (npm), and the Linux kernel 6.1 (Debian linux-source-6.1,
-only with --kernel: it is large). Every figure is one fresh process; ratios compare
-runs made in the same session on the same machine.
+Django 5.2 and sympy 1.13.3 (PyPI sdists), gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev),
+express 4.21.2 with its dependencies (npm), and the Linux kernel 6.1 (Debian
+linux-source-6.1, only with --kernel: it is large). Every figure is one fresh process,
+except the rows marked "kept", timed inside one long-lived process as a chat loop or
+the MCP server runs it; ratios compare runs made in the same session on the same machine.
 
     python bench/speed.py [--kernel] [--only django]
 """
@@ -56,6 +57,44 @@ print(time.perf_counter() - started)
 """
 
 
+# The MCP server as an agent meets it: started on a warm index, then searched.
+MCP_FIRST = """
+import sys, time, anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+started = time.perf_counter()
+async def main():
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", sys.argv[1],
+                                   "--cache-dir", sys.argv[2]])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("search", {"query": sys.argv[3]})
+            assert not result.is_error, result.content
+anyio.run(main)
+print(time.perf_counter() - started)
+"""
+
+# Searches in one RepoMap, as the MCP server makes them; also one search after an edit.
+SEARCH_KEPT = """
+import statistics, sys, time
+from repomap import RepoMap
+repo = RepoMap(sys.argv[1], cache_dir=sys.argv[2])
+repo.search("warm up")
+times = []
+for query in QUERIES * 3:
+    started = time.perf_counter()
+    repo.search(query)
+    times.append(time.perf_counter() - started)
+with open(sys.argv[3], "a", encoding="utf-8") as f:
+    f.write("\\n")
+started = time.perf_counter()
+repo.search(QUERIES[0])
+print(statistics.median(times), max(times), time.perf_counter() - started)
+"""
+QUERIES = ["where do we retry a failed connection", "parse the configuration file", "render a template",
+           "Fix the bug in the cache when the key is missing", "validate user input", "matrix determinant"]
+
+
 def django() -> Path:
     target = CORPORA / "django"
     if not target.exists():
@@ -64,6 +103,16 @@ def django() -> Path:
         with tarfile.open(glob.glob(str(CORPORA / "[Dd]jango-5.2.tar.gz"))[0]) as tar:
             tar.extractall(target, filter="data")
     return target / "django-5.2" if (target / "django-5.2").exists() else target / "Django-5.2"
+
+
+def sympy() -> Path:
+    target = CORPORA / "sympy"
+    if not target.exists():
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
+                        "sympy==1.13.3", "-d", str(CORPORA)], check=True, capture_output=True)
+        with tarfile.open(CORPORA / "sympy-1.13.3.tar.gz") as tar:
+            tar.extractall(target, filter="data")
+    return target / "sympy-1.13.3"
 
 
 def gin() -> Path:
@@ -131,10 +180,20 @@ def bench(name: str, root: Path) -> None:
     edited = measure(repomap)
     _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim)])
     kept = (float(out), rss, "")
+    search = [sys.executable, "-m", "repomap", "search", QUERIES[0], "--root", str(root), "--cache-dir", str(cache_dir)]
+    measure(search)  # the first search after the edit above
+    searched = measure(search)
+    _, rss, out = measure([sys.executable, "-c", SEARCH_KEPT.replace("QUERIES", repr(QUERIES)), str(root),
+                           str(cache_dir), str(victim)])
+    median, slowest, after_edit = map(float, out.split())
+    _, mcp_rss, out = measure([sys.executable, "-c", MCP_FIRST, str(root), str(cache_dir), QUERIES[1]])
     shutil.rmtree(cache_dir)
     rows = [("parse-only floor (1 process)", floor), ("cold map", cold), ("warm map", warm),
             ("warm, one file touched", touched), ("warm, one file edited", edited),
-            ("edited, RepoMap kept (chat)", kept)]
+            ("edited, RepoMap kept (chat)", kept), ("warm search", searched),
+            ("search, kept: median", (median, rss, "")), ("search, kept: slowest", (slowest, rss, "")),
+            ("search, kept: after an edit", (after_edit, rss, "")),
+            ("MCP start + first search", (float(out), mcp_rss, ""))]
     print(f"\n{name}: {root}")
     for label, (seconds, rss, _) in rows:
         print(f"  {label:30} {seconds:8.2f} s {rss:8.0f} MB")
@@ -145,10 +204,10 @@ def bench(name: str, root: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernel", action="store_true", help="also the Linux kernel (large download)")
-    parser.add_argument("--only", help="one corpus: django, gin, express, linux")
+    parser.add_argument("--only", help="one corpus: django, sympy, gin, express, linux")
     args = parser.parse_args()
     CORPORA.mkdir(exist_ok=True)
-    corpora = [("django", django), ("gin", gin), ("express", express_with_deps)]
+    corpora = [("django", django), ("sympy", sympy), ("gin", gin), ("express", express_with_deps)]
     if args.kernel or args.only == "linux":
         corpora.append(("linux", kernel))
     print(f"{os.cpu_count()} cores; python {sys.version.split()[0]}")

@@ -25,7 +25,7 @@ import numpy as np
 
 from .render import signatures
 from .tags import Tag
-from .words import STOPWORDS, stem, subwords
+from .words import stemmed_subwords
 
 K1 = 1.2
 B = 0.3
@@ -49,7 +49,7 @@ class Hit:
 
 def terms(text: str) -> list[str]:
     """Stemmed sub-words of the identifiers and words in `text`, stopwords left out."""
-    return [stem(p) for w in _WORD.findall(text) for p in subwords(w) if p not in STOPWORDS]
+    return [part for word in _WORD.findall(text) for part in stemmed_subwords(word)]
 
 
 def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
