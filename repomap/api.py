@@ -8,7 +8,6 @@ import marshal
 import os
 import threading
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -17,14 +16,14 @@ from . import cache, discover, graph, render, retrieve, tags, tokens, words, wor
 from .graph import Ranked, Signals
 from .index import TIME_LIMIT, FileInfo, Indexer
 from .retrieve import Snippet
-from .search import Hit, Index, Terms
+from .search import Hit, Postings, Terms
 from .tags import Tag
 from .tokens import count_tokens
 
 
-# Seconds of building that make the reference graph worth storing: writing a small one
-# costs more than building it again.
-SAVE_EDGES_AFTER = 0.25
+# Seconds of building that make a derived structure (graph, names, postings) worth storing:
+# writing a small one costs more than building it again.
+SAVE_DERIVED_AFTER = 0.05
 MEMO_KEY = "token-counts"
 MEMO_COUNTS = 4096  # the newest token counts kept
 
@@ -122,11 +121,9 @@ class RepoMap:
         self.hide_secondary = hide_secondary
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
         self.indexer = Indexer(self.root, folder, max_file_bytes, parse_timeout)
-        self._graph: tuple[str, graph.Edges] | None = None
         self._memo: tokens.Memo | None = None
         self._terms = Terms()
-        self._defined: tuple[str, words.Names] | None = None
-        self._index: tuple[str, Index] | None = None
+        self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
         self._lock = threading.RLock()
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
@@ -205,20 +202,21 @@ class RepoMap:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
         _, scores, _, _ = graph.scores(scan.infos, *self._signals(scan, query=query))
-        return self._search_index(scan).search(query, scores, limit, lambda t: (kind in (None, t.kind))
+        return self._postings(scan).search(query, scores, limit, lambda t: (kind in (None, t.kind))
                                                and (path is None or discover.glob_match(t.path, path)))
 
-    def _search_index(self, scan: Scan) -> Index:
-        """The search index of this state of the files; only changed files' terms are read."""
-        if self._index is None or self._index[0] != scan.state:
-            self._index = None
+    def _postings(self, scan: Scan) -> Postings:
+        """The search postings of this state of the files; only changed files' terms are read."""
+        def build() -> Postings:
             rels = list(scan.infos)
             for rel, digest, terms in self.indexer.terms(rels, self._terms.known):
                 self._terms.add(rel, digest, terms)
             self._terms.forget_others(set(rels))
-            self._index = (scan.state, self._terms.index({rel: scan.infos[rel].defs for rel in sorted(rels)},
-                                                         {f for f in rels if discover.is_secondary(f)}))
-        return self._index[1]
+            return self._terms.postings({rel: scan.infos[rel].defs for rel in sorted(rels)},
+                                        {f for f in rels if discover.is_secondary(f)})
+
+        return self._derived("postings", scan.state, build, Postings.to_bytes, lambda data: Postings.from_bytes(
+            data, [t for rel in sorted(scan.infos) for t in scan.infos[rel].defs]))
 
     @_one_at_a_time
     def retrieve(self, target: str) -> Snippet:
@@ -285,7 +283,7 @@ class RepoMap:
                  mention_idents: Iterable[str] = (), query: str = "") -> tuple[Signals, graph.Edges]:
         """What steers the ranking for a task, and the reference graph it runs on."""
         files, mention_files = sorted(scan.infos), list(mention_files)
-        names = self._names(scan) if query.strip() or mention_files else words.Names([], Counter())
+        names = self._names(scan) if query.strip() or mention_files else words.Names.of({})
         named = words.mentions(" ".join(mention_files), names)
         asked = words.mentions(query, names)
         signals = Signals(
@@ -299,31 +297,36 @@ class RepoMap:
         return signals, self._edges(scan, signals.secondary)
 
     def _names(self, scan: Scan) -> words.Names:
-        """The defined names of this state of the files, indexed by sub-word (kept while no
-        file changes: a chat loop asks every turn)."""
-        if self._defined is None or self._defined[0] != scan.state:
-            defined = Counter(t.name for info in scan.infos.values() for t in info.defs)
-            self._defined = (scan.state, words.Names(sorted(scan.infos), defined))
-        return self._defined[1]
+        """The defined names of this state of the files, indexed by sub-word."""
+        return self._derived("names", scan.state, lambda: words.Names.of(scan.infos), words.Names.to_bytes,
+                             words.Names.from_bytes)
 
     def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
-        """The reference graph, from memory or the cache while no file changed, else built anew."""
-        key = f"edges:{scan.state}"
-        if self._graph is not None and self._graph[0] == key:
-            return self._graph[1]
-        self._graph = None  # let the old graph go before the new one is built
+        """The reference graph of this state of the files."""
+        return self._derived("edges", scan.state, lambda: graph.build_edges(scan.infos, secondary),
+                             graph.Edges.to_bytes, graph.Edges.from_bytes)
+
+    def _derived(self, kind: str, state: str, build, encode, decode):
+        """A structure made from one state of the files: kept in memory while no file changes,
+        else read from the index, else built (and stored when building took long enough that
+        reading it back is cheaper). One of each kind is kept in memory."""
+        key = f"{kind}:{state}"
+        kept = self._kept.get(kind)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        self._kept.pop(kind, None)  # let the old one go before the new one is made
         stored = self.indexer.store.blob(key)
         try:
-            edges = graph.Edges.from_bytes(stored) if stored else None
-        except (ValueError, KeyError, OSError):
-            edges = None
-        if edges is None:
+            value = decode(stored) if stored else None
+        except (ValueError, KeyError, OSError, EOFError, TypeError):
+            value = None
+        if value is None:
             started = time.perf_counter()
-            edges = graph.build_edges(scan.infos, secondary)
-            if time.perf_counter() - started > SAVE_EDGES_AFTER:
-                self.indexer.store.save_blob(key, edges.to_bytes())
-        self._graph = (key, edges)
-        return edges
+            value = build()
+            if time.perf_counter() - started > SAVE_DERIVED_AFTER:
+                self.indexer.store.save_blob(key, encode(value))
+        self._kept[kind] = (key, value)
+        return value
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
         """One file's bytes and tags, read and parsed now, so both are of the same moment."""

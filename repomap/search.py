@@ -8,12 +8,13 @@ the query's words gains more than one that repeats a few (coordination).
 
 A file's words are counted when it is tagged and stored beside its tags
 (`file_terms`), so a query reads postings, not sources: `Terms` keeps each file's
-decoded once, and `Index` joins them into numpy columns once per state of the files.
+decoded once, and `Postings` joins them into numpy columns once per state of the files.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import marshal
 import math
 import re
@@ -122,9 +123,9 @@ class Terms:
         for rel in set(self._files) - rels:
             del self._files[rel]
 
-    def index(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Index:
-        """The search index over these files' definitions outside function bodies; `defs` in
-        the order of graph.scores (the prior comes from there)."""
+    def postings(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Postings:
+        """The postings of these files' definitions outside function bodies; `defs` in the
+        order of graph.scores (the prior comes from there)."""
         tags, sigs, copies, doc, word, count, positions, offset = [], [], [], [], [], [], [], 0
         for rel, file_defs in defs.items():
             own = self._files[rel][1]
@@ -137,8 +138,10 @@ class Terms:
             word.append(own.word)
             count.append(own.count)
         join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
-        return Index(tags, sigs, copies, join(doc, np.int32), join(word, np.int32), join(count, np.float64),
-                     self.words, secondary, np.array(positions, dtype=np.int64))
+        factor = np.array([(SECONDARY if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
+                           for t in tags])
+        return Postings(tags, sigs, _copies(tags, copies), factor, join(doc, np.int32), join(word, np.int32),
+                        join(count, np.float64), self.words, np.array(positions, dtype=np.int64))
 
 
 def _kind_factor(kind: str) -> float:
@@ -151,24 +154,44 @@ def _length_penalty(tag: Tag) -> float:
     return 1.0 + max(0.0, math.log2((tag.end_line - tag.line + 1) / LONG))
 
 
-class Index:
+class Postings:
     """BM25 over definitions, as columns of (definition, word, count) rows, built once per
-    state of the files; a query touches only the rows of its own words."""
+    state of the files (and stored when that was slow); a query touches only the rows of its
+    own words."""
 
-    def __init__(self, defs: list[Tag], signatures: list[str], copies: list[bytes], doc: np.ndarray,
-                 word: np.ndarray, count: np.ndarray, words: dict[str, int], secondary: set[str],
+    def __init__(self, defs: list[Tag], signatures: list[str], copies: np.ndarray, factor: np.ndarray,
+                 doc: np.ndarray, word: np.ndarray, count: np.ndarray, words: dict[str, int],
                  positions: np.ndarray):
         self.defs = defs
-        self.positions = positions  # where each definition is in graph.scores' order
         self.signatures = signatures
-        self.words = words
+        self.copies = copies  # per definition, a number its copies share (_copies)
+        self.factor = factor  # per definition: secondary, kind and length
         self.doc, self.word, self.count = doc, word, count
-        self.copies = _copies(defs, copies)
+        self.words = words
+        self.positions = positions  # where each definition is in graph.scores' order
         self.lengths = np.bincount(doc, weights=count, minlength=len(defs))
         self.avg_length = float(self.lengths.mean()) if len(defs) else 1.0
         self.doc_freq = np.bincount(word, minlength=len(words))
-        self.factor = np.array([(SECONDARY if t.path in secondary else 1.0) * _kind_factor(t.kind)
-                                / _length_penalty(t) for t in defs])
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        text = "\n".join(self.words).encode() + b"\1" + "\0".join(self.signatures).encode("utf-8", "surrogatepass")
+        np.savez(buffer, copies=self.copies, factor=self.factor, doc=self.doc, word=self.word, count=self.count,
+                 positions=self.positions, text=np.frombuffer(text, dtype=np.uint8))
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, defs: list[Tag]) -> Postings:
+        """Stored postings of these definitions (ValueError, KeyError or OSError if damaged)."""
+        arrays = np.load(io.BytesIO(data), allow_pickle=False)
+        words, _, signatures = arrays["text"].tobytes().partition(b"\1")
+        words = words.decode().split("\n") if words else []
+        signatures = signatures.decode("utf-8", "surrogatepass").split("\0")
+        own = [t for t in defs if not t.local]
+        if len(signatures) != len(own) or len(set(words)) != len(words):
+            raise ValueError("stored postings of other definitions")
+        return cls(own, signatures, arrays["copies"], arrays["factor"], arrays["doc"], arrays["word"],
+                   arrays["count"], {w: i for i, w in enumerate(words)}, arrays["positions"])
 
     def search(self, query: str, scores: np.ndarray, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
         """The best definitions for `query`; `scores` are the map's, from graph.scores."""
@@ -206,8 +229,9 @@ class Index:
         # Copies and overloads: one hit with the best score, showing the copy least deep in the
         # tree (a generated or vendored copy usually sits deeper than its source).
         groups: dict[int, tuple[float, tuple]] = {}
+        copies = self.copies
         for value, path, start, i in scored:
-            group = self.copies[i]
+            group = int(copies[i])
             shown = (path.count("/"), value, path, start, i)
             best, current = groups.get(group, (value, shown))
             groups[group] = (best, min(current, shown))
@@ -215,7 +239,7 @@ class Index:
         return [Hit(-value, self.defs[shown[-1]], self.signatures[shown[-1]]) for value, shown in best]
 
 
-def _copies(defs: list[Tag], texts: list[bytes]) -> list[int]:
+def _copies(defs: list[Tag], texts: list[bytes]) -> np.ndarray:
     """Per definition, a number shared by its copies: definitions of the same qualified name
     and kind that have the same text (a generated or vendored copy of a file) or are in the
     same file (overloads), and so on transitively. A search shows each group once."""
@@ -232,4 +256,4 @@ def _copies(defs: list[Tag], texts: list[bytes]) -> list[int]:
         for key in ((tag.qualname, tag.kind, texts[i]), (tag.path, tag.qualname, tag.kind)):
             j = first.setdefault(key, i)
             parent[root(i)] = root(j)
-    return [root(i) for i in range(len(defs))]
+    return np.array([root(i) for i in range(len(defs))], dtype=np.int64)

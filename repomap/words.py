@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import math
 import re
 from collections import Counter
@@ -49,24 +50,45 @@ class Mentions:
     terms: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass
 class Names:
     """What one state of the files defines, with the sub-words of every name counted and
     indexed once, so a task's words are weighed without a pass over all the names, and
     matched only against the names that share one of them."""
 
-    def __init__(self, files: list[str], defined: Counter[str]):
-        self.files = files
-        self.defined = defined
-        self.by_base: dict[str, list[str]] = {}
-        for path in files:
-            self.by_base.setdefault(PurePosixPath(path).name, []).append(path)
-        self.doc_freq: Counter[str] = Counter()  # per sub-word, the definitions whose name has it
-        self.with_part: dict[str, list[str]] = {}
+    files: list[str]
+    defined: dict[str, int]  # name -> how many definitions have it
+    doc_freq: dict[str, int]  # sub-word -> how many definitions' names have it
+    with_part: dict[str, list[str]]  # sub-word -> the names that have it
+
+    @classmethod
+    def of(cls, infos: dict) -> Names:
+        """The names of these files' definitions (infos: path -> index.FileInfo)."""
+        defined = Counter(t.name for info in infos.values() for t in info.defs)
+        doc_freq: Counter[str] = Counter()
+        with_part: dict[str, list[str]] = {}
         for name, n in defined.items():
             for part in set(stemmed_subwords(name)):
-                self.doc_freq[part] += n
-                self.with_part.setdefault(part, []).append(name)
-        self.total = sum(defined.values()) or 1
+                doc_freq[part] += n
+                with_part.setdefault(part, []).append(name)
+        return cls(sorted(infos), dict(defined), dict(doc_freq), with_part)
+
+    def __post_init__(self):
+        self.total = sum(self.defined.values()) or 1
+        self.by_base: dict[str, list[str]] = {}
+        for path in self.files:
+            self.by_base.setdefault(PurePosixPath(path).name, []).append(path)
+
+    def to_bytes(self) -> bytes:
+        return marshal.dumps((self.files, self.defined, self.doc_freq, self.with_part))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Names:
+        files, defined, doc_freq, with_part = marshal.loads(data)
+        if not (isinstance(files, list) and isinstance(defined, dict) and isinstance(doc_freq, dict)
+                and isinstance(with_part, dict)):
+            raise ValueError("not stored names")
+        return cls(files, defined, doc_freq, with_part)
 
     def sharing(self, terms: dict[str, float]) -> set[str]:
         """The names that have at least one of these sub-words."""
