@@ -2,6 +2,7 @@
 
 __version__ = "0.1.0"
 
-from .api import MapResult, RepoMap, RepoMapError  # noqa: E402
+from .api import MapResult, RepoMap  # noqa: E402
+from .errors import ConfigError, NotFound, Refused, RepoMapError  # noqa: E402
 
-__all__ = ["MapResult", "RepoMap", "RepoMapError", "__version__"]
+__all__ = ["ConfigError", "MapResult", "NotFound", "Refused", "RepoMap", "RepoMapError", "__version__"]

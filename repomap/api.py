@@ -14,7 +14,9 @@ from typing import Iterable
 
 from . import cache, discover, graph, render, retrieve, tags, tokens, words, workers
 from .graph import Ranked, Signals
-from .index import TIME_LIMIT, FileInfo, Indexer
+from .config import DEFAULTS
+from .errors import NotFound, RepoMapError
+from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .search import Hit, Postings, Terms
 from .tags import Tag
@@ -26,10 +28,6 @@ from .tokens import count_tokens
 SAVE_DERIVED_AFTER = 0.05
 MEMO_KEY = "token-counts"
 MEMO_COUNTS = 4096  # the newest token counts kept
-
-
-class RepoMapError(Exception):
-    """Bad input from the user: the CLI prints it as one line and exits 2."""
 
 
 @dataclass
@@ -93,10 +91,10 @@ class RepoMap:
     >>> print(rm.get_repo_map(chat_files=["src/app.py"], mentioned_idents={"Flask"}))
     """
 
-    def __init__(self, root: str | os.PathLike, *, tokens: int = 1024, fmt: str = "text",
+    def __init__(self, root: str | os.PathLike, *, tokens: int = DEFAULTS["tokens"], fmt: str = DEFAULTS["format"],
                  template: str | os.PathLike | None = None, include: Iterable[str] = (),
                  exclude: Iterable[str] = (), hide_secondary: bool = False,
-                 max_file_bytes: int = discover.MAX_FILE_BYTES, parse_timeout: float = TIME_LIMIT,
+                 max_file_size: int = DEFAULTS["max_file_size"], parse_timeout: float = DEFAULTS["parse_timeout"],
                  cache_dir: str | os.PathLike | None = None, use_cache: bool = True):
         self.root = Path(root).resolve()
         if not self.root.exists():
@@ -120,7 +118,7 @@ class RepoMap:
         self.exclude = list(exclude)
         self.hide_secondary = hide_secondary
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
-        self.indexer = Indexer(self.root, folder, max_file_bytes, parse_timeout)
+        self.indexer = Indexer(self.root, folder, max_file_size, parse_timeout)
         self._memo: tokens.Memo | None = None
         self._terms = Terms()
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
@@ -153,7 +151,7 @@ class RepoMap:
         stamps = self._stamps(other_files, focus, tally)
         request = [focus, mention_files, mention_idents, query, tokens or self.tokens, self.fmt,
                    self.template.read_text(encoding="utf-8") if self.template else None,
-                   self.indexer.max_bytes, self.indexer.time_limit]  # the limits decide what is skipped
+                   self.indexer.max_file_size, self.indexer.parse_timeout]  # the limits decide what is skipped
         if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
             return saved  # nothing changed: not even the index is read
         scan = self._scan(stamps, tally)
@@ -331,16 +329,16 @@ class RepoMap:
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
         """One file's bytes and tags, read and parsed now, so both are of the same moment."""
         if tags.language_for(rel) is None or not (self.root / rel).is_file():
-            raise retrieve.NotFound(f"no source file {rel}", [])
+            raise NotFound(f"no source file {rel}", [])
         (_, answer), = self._parse_files([rel])
         if isinstance(answer, str):
-            raise retrieve.NotFound(f"{rel} cannot be tagged ({answer})", [])
+            raise NotFound(f"{rel} cannot be tagged ({answer})", [])
         return answer
 
     def _parse_files(self, rels: list[str]):
         """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit."""
-        jobs = [(str(self.root / rel), rel, self.indexer.max_bytes) for rel in rels]
-        for job, answer in workers.run(_parse_job, jobs, self.indexer.time_limit, os.cpu_count() or 1):
+        jobs = [(str(self.root / rel), rel, self.indexer.max_file_size) for rel in rels]
+        for job, answer in workers.run(_parse_job, jobs, self.indexer.parse_timeout, os.cpu_count() or 1):
             yield job[1], answer.reason if isinstance(answer, workers.Failed) else answer
 
     def _relative(self, path: str | os.PathLike) -> str | None:
@@ -364,7 +362,7 @@ class RepoMap:
 
 def _parse_job(job: tuple[str, str, int]) -> tuple[bytes, list[Tag]] | str:
     """A file's bytes and all its tags, or why it cannot be tagged."""
-    path, rel, max_bytes = job
-    data, why = discover.read_source(Path(path), max_bytes)
+    path, rel, max_file_size = job
+    data, why = discover.read_source(Path(path), max_file_size)
     result = tags.extract(rel, data, tags.language_for(rel)) if data is not None else None
     return (data, result.tags) if result is not None else why or "no working query"

@@ -8,12 +8,20 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-KEYS = {"tokens": int, "include": list, "exclude": list, "output": str, "format": str,
-        "hide_secondary": bool, "max_file_size": int, "parse_timeout": float}
+from .errors import ConfigError
 
-
-class ConfigError(Exception):
-    pass
+# Every setting's default, for every front end (CLI, API, MCP server, llm loader).
+DEFAULTS = {
+    "tokens": 1024,  # the map's budget: a prompt preamble that leaves most of a context for the task
+    "format": "text",
+    "include": [],
+    "exclude": [],
+    "hide_secondary": False,
+    "max_file_size": 1_000_000,  # bytes; larger source files are data or generated
+    "parse_timeout": 10.0,  # seconds to tag one file before it is skipped
+    "output": "REPOMAP.md",  # where `repomap write` puts the map
+}
+KEYS = {key: type(value) for key, value in DEFAULTS.items()}
 
 
 def load(root: Path) -> dict:

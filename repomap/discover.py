@@ -9,7 +9,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_FILE_BYTES = 1_000_000
+from .config import DEFAULTS
+
 LONG_LINE = 1000
 SECONDARY_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__", "vendor", "vendored",
                   "third_party", "thirdparty", "node_modules", "examples", "example", "fixtures",
@@ -169,10 +170,10 @@ def _ignored(rel: str, is_dir: bool, rules: list[tuple[str, list[tuple[re.Patter
     return ignored
 
 
-def read_source(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | None, str]:
+def read_source(path: Path, max_file_size: int = DEFAULTS["max_file_size"]) -> tuple[bytes | None, str]:
     """The file's bytes, or None and why not: unreadable, too large, binary or minified."""
     try:
-        if path.stat().st_size > max_bytes:
+        if path.stat().st_size > max_file_size:
             return None, "too large"
         data = path.read_bytes()
     except OSError:

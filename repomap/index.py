@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Iterator
 
 from . import cache, discover, tags, workers
+from .config import DEFAULTS
 from .tags import Tag
 
 PAYLOAD_VERSION = 6
-TIME_LIMIT = 10.0  # seconds to tag one file before it is skipped
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
@@ -63,11 +63,11 @@ class _Known:
 class Indexer:
     """The tags of one repository, refreshed on every call; unchanged files cost a stat."""
 
-    def __init__(self, root: Path, cache_dir: Path | None, max_bytes: int = discover.MAX_FILE_BYTES,
-                 time_limit: float = TIME_LIMIT):
+    def __init__(self, root: Path, cache_dir: Path | None, max_file_size: int = DEFAULTS["max_file_size"],
+                 parse_timeout: float = DEFAULTS["parse_timeout"]):
         self.root = root
-        self.max_bytes = max_bytes
-        self.time_limit = time_limit
+        self.max_file_size = max_file_size
+        self.parse_timeout = parse_timeout
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
         self._stored: dict[str, tuple[int, int, str]] | None = None  # (size, mtime_ns, hash) in the cache
@@ -94,7 +94,7 @@ class Indexer:
         if self._stored is None:
             self._stored = self.store.load()
         for rel, stamp in stamps.items():
-            if stamp[0] > self.max_bytes:  # decided by the stamp, so a changed limit applies at once
+            if stamp[0] > self.max_file_size:  # decided by the stamp, so a changed limit applies at once
                 self._known[rel] = _Known(stamp, "", None, ("too large",))
         self._load({rel for rel, stamp in stamps.items() if self._stale(rel, stamp)
                     and self._stored.get(rel, ())[:2] == stamp})
@@ -122,7 +122,7 @@ class Indexer:
         slow under a lower limit than now, stays stale and is tagged again."""
         for rel, size, mtime, digest, payload in self.store.payloads(wanted):
             known = _decode(payload, (size, mtime), digest) if (size, mtime) == self._stored[rel][:2] else None
-            if known is not None and not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.time_limit):
+            if known is not None and not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.parse_timeout):
                 self._known[rel] = known
 
     def terms(self, rels: list[str], known) -> Iterator[tuple[str, str, bytes]]:
@@ -140,7 +140,7 @@ class Indexer:
                 yield rel, digest, terms
                 del missing[rel]
         for rel, entry in missing.items():
-            data, _ = discover.read_source(self.root / rel, self.max_bytes)
+            data, _ = discover.read_source(self.root / rel, self.max_file_size)
             yield rel, entry.digest, file_terms(rel, entry.info.defs if entry.info else [], data or b"")
 
     @staticmethod
@@ -160,10 +160,10 @@ class Indexer:
         rows = []
         while jobs:
             retry = []
-            for job, answer in workers.run(_tag_job, jobs, self.time_limit, os.cpu_count() or 1):
+            for job, answer in workers.run(_tag_job, jobs, self.parse_timeout, os.cpu_count() or 1):
                 rel = job[1]
                 if isinstance(answer, workers.Failed):
-                    digest = f"{SLOW}{self.time_limit:g}" if answer.timed_out else ""
+                    digest = f"{SLOW}{self.parse_timeout:g}" if answer.timed_out else ""
                     payload, terms = _encode(None, (answer.reason,)), NO_TERMS
                 else:
                     digest, payload, terms = answer
@@ -188,7 +188,7 @@ class Indexer:
 
     def _job(self, rel: str, stored: bool = True) -> tuple:
         row = self._stored.get(rel) if stored else None
-        return str(self.root / rel), rel, tags.language_for(rel), self.max_bytes, row[2] if row else ""
+        return str(self.root / rel), rel, tags.language_for(rel), self.max_file_size, row[2] if row else ""
 
     def _forget(self, missing: set[str]) -> None:
         for rel in missing:
@@ -209,8 +209,8 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
     the hash is the stored one."""
     from .search import file_terms
 
-    path, rel, language, max_bytes, stored_hash = job
-    data, reason = discover.read_source(Path(path), max_bytes)
+    path, rel, language, max_file_size, stored_hash = job
+    data, reason = discover.read_source(Path(path), max_file_size)
     if data is None:
         return "", _encode(None, (reason,)), NO_TERMS
     digest = cache.content_hash(data)

@@ -7,7 +7,9 @@ from urllib.parse import parse_qs
 
 import llm
 
-from .api import RepoMap, RepoMapError
+from .api import RepoMap
+from .config import DEFAULTS
+from .errors import RepoMapError
 
 
 @llm.hookimpl
@@ -18,7 +20,7 @@ def register_fragment_loaders(register):
 def load_map(argument: str) -> llm.Fragment:
     path, _, options = argument.partition("?")
     try:
-        tokens = int(parse_qs(options).get("tokens", ["1024"])[0])
+        tokens = int(parse_qs(options).get("tokens", [DEFAULTS["tokens"]])[0])
         result = RepoMap(path or ".", tokens=tokens).build()
     except (RepoMapError, ValueError) as exc:
         raise ValueError(f"repomap: {exc}") from None

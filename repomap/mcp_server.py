@@ -14,8 +14,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
-from .api import RepoMap, RepoMapError
-from .retrieve import NotFound, Refused
+from .api import RepoMap
+from .config import DEFAULTS
+from .errors import NotFound, RepoMapError
 from .tokens import priced
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
@@ -29,7 +30,7 @@ def server(repo: RepoMap) -> MCPServer:
     @app.tool(annotations=READ_ONLY, description=(
         "Ranked map of the repository: the most relevant signatures, bodies elided, within a token budget. "
         "Steer it with the task text and the files you already have."))
-    def repo_map(query: str = "", focus: list[str] | None = None, tokens: int = 1024) -> CallToolResult:
+    def repo_map(query: str = "", focus: list[str] | None = None, tokens: int = DEFAULTS["tokens"]) -> CallToolResult:
         started = time.perf_counter()
         if not 1 <= tokens <= MAX_TOKENS:
             raise ToolError(f"tokens must be between 1 and {MAX_TOKENS}")
@@ -74,7 +75,7 @@ def _answer(call):
     except NotFound as exc:
         hint = f"; try: {', '.join(exc.candidates[:5])}" if exc.candidates else ""
         raise ToolError(f"{exc}{hint}") from None
-    except (Refused, RepoMapError) as exc:
+    except RepoMapError as exc:
         raise ToolError(str(exc)) from None
 
 

@@ -13,21 +13,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from .errors import NotFound, Refused
 from .tags import Tag
 
 _PATH_LINE = re.compile(r"(?P<path>.+):(?P<line>\d+)")
-
-
-class Refused(Exception):
-    """A path or ID that points outside the repository (exit 2)."""
-
-
-class NotFound(Exception):
-    """No such definition, or more than one (exit 1); `candidates` are IDs to try."""
-
-    def __init__(self, message: str, candidates: list[str]):
-        super().__init__(message)
-        self.candidates = candidates
 
 
 @dataclass

@@ -15,7 +15,7 @@ from conftest import FIXTURES
 from repomap import RepoMap, RepoMapError, tags
 from repomap.graph import Ranked
 from repomap.render import Renderer
-from repomap.retrieve import NotFound, Refused
+from repomap.errors import NotFound, Refused
 
 EXAMPLES = int(os.environ.get("REPOMAP_FUZZ_EXAMPLES", "25"))
 SAMPLES = sorted(p for p in (FIXTURES / "tags").glob("*/*") if p.suffix != ".tags")

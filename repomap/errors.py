@@ -1,0 +1,42 @@
+"""What can go wrong that the user can act on. Each error knows the exit status the CLI
+gives it and prints itself as the CLI shows it:
+
+    RepoMapError      bad input: a path, a budget, a template, a setting (exit 2)
+    ├── ConfigError   a settings file that cannot be used (exit 2)
+    ├── Refused       a path or ID that points outside the repository (exit 2)
+    └── NotFound      no such definition, or more than one; `candidates` are IDs to try (exit 1)
+
+Anything else is a bug in repomap: the CLI says "internal error" and exits 1.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+class RepoMapError(Exception):
+    exit_code = 2
+
+    def show(self) -> None:
+        print(f"repomap: error: {self}", file=sys.stderr)
+
+
+class ConfigError(RepoMapError):
+    pass
+
+
+class Refused(RepoMapError):
+    pass
+
+
+class NotFound(RepoMapError):
+    exit_code = 1
+
+    def __init__(self, message: str, candidates: list[str]):
+        super().__init__(message)
+        self.candidates = candidates
+
+    def show(self) -> None:
+        print(f"repomap: {self}", file=sys.stderr)
+        for candidate in self.candidates:
+            print(f"  {candidate}", file=sys.stderr)
