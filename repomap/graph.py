@@ -22,17 +22,9 @@ import numpy as np
 
 from .index import FileInfo
 from .tags import Tag, family_for
+from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, MATCHING_FILE, MENTIONED_FILE, MENTIONED_NAME,
+                      METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, SECONDARY_FILE)
 from .words import stemmed_subwords
-
-FOCUS_EDGE = 50.0
-# A call of `get` may mean any type's `get` method, and `x.lower()` rarely means a
-# module's function `lower` when most files call `.lower()`; `Func()` is specific.
-METHOD_CALL = 0.1
-MENTIONED_NAME = 10.0
-OWN_MATCH = 0.5
-PRIVATE_NAME = 0.1
-COMMON_NAME_FILES = 5
-SECONDARY = 0.1
 
 
 @dataclass
@@ -142,7 +134,7 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     families = {f: k for k, f in enumerate(sorted(set(map(family_for, files))))}
     context = _Context(
         family=np.array([families[family_for(f)] for f in files], dtype=np.int32),
-        scale=np.array([SECONDARY if f in secondary else 1.0 for f in files]),
+        scale=np.array([SECONDARY_FILE if f in secondary else 1.0 for f in files]),
         name_factor=np.array([_name_weight(name) for name in names]) *
         np.where(np.bincount(defs[0], minlength=len(names)) > COMMON_NAME_FILES, PRIVATE_NAME, 1.0),
         method_rarity=METHOD_CALL * _rarity(np.bincount(refs[0], minlength=len(names)), len(files)),
@@ -173,7 +165,7 @@ def _by_name(name: np.ndarray, file: np.ndarray, *more: np.ndarray) -> tuple[np.
 @dataclass
 class _Context:
     family: np.ndarray  # per file
-    scale: np.ndarray  # per file: SECONDARY for tests and vendored code
+    scale: np.ndarray  # per file: SECONDARY_FILE for tests and vendored code
     name_factor: np.ndarray  # per name
     method_rarity: np.ndarray  # per name
     member_rarity: np.ndarray  # per name
@@ -249,9 +241,9 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     received = _inflow(edges, weight, file_rank, every.key[kept], max(len(edges.names), 1))
 
     # What the task names counts as if referenced by its own file, whatever the graph says.
-    own = np.where(mentioned, 1.0, 0.01 + OWN_MATCH * np.minimum(match, 1.0))
+    own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
     score = (received + own * file_rank[in_file]) * (1.0 + match)
-    score *= np.array([SECONDARY if path in signals.secondary else 1.0 for path in files])[in_file]
+    score *= np.array([SECONDARY_FILE if path in signals.secondary else 1.0 for path in files])[in_file]
     return defs, score, in_file, dict(zip(files, file_rank.tolist()))
 
 
@@ -333,9 +325,9 @@ def _match(name: str, signals: Signals) -> float:
 def _personalization(files: list[str], signals: Signals, every: Definitions, match: np.ndarray) -> np.ndarray:
     """Every file a little (secondary ones less); chat and mentioned files, and files whose
     definitions match the task (`match`: per definition), much more."""
-    personal = np.array([SECONDARY if path in signals.secondary else 1.0 for path in files])
-    personal += 100.0 * np.array([path in signals.focus for path in files])
-    personal += 100.0 * np.array([path in signals.mentioned_files for path in files])
+    personal = np.array([SECONDARY_FILE if path in signals.secondary else 1.0 for path in files])
+    personal += FOCUS_FILE * np.array([path in signals.focus for path in files])
+    personal += MENTIONED_FILE * np.array([path in signals.mentioned_files for path in files])
     best = np.zeros(len(files))
     np.maximum.at(best, every.file, match)
-    return personal + 10.0 * best
+    return personal + MATCHING_FILE * best

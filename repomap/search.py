@@ -26,18 +26,9 @@ import numpy as np
 
 from .render import signatures
 from .tags import Tag
+from .weights import B, COORD, DATA, K1, LONG, NAME_WEIGHT, PRIOR, PROSE, SECONDARY_HIT, TITLE
 from .words import stemmed_subwords
 
-K1 = 1.2
-B = 0.3
-NAME_WEIGHT = 3
-PRIOR = 0.6
-SECONDARY = 0.3  # tests, examples and docs code answer a query less often than the code they test
-PROSE = 0.1  # Markdown sections: prose matches a prose query too easily; search is mostly for code
-TITLE = 1.0  # extra weight of the words of a query's first line: a task's title says what it is about
-LONG = 100  # lines; longer definitions rank lower, since retrieving them costs more
-COORD = 1.25  # how much a definition gains by covering more of the query's words (weighted by rarity)
-DATA = 0.5  # constants and module declarations: data and pointers answer a query less often than code
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -138,7 +129,7 @@ class Terms:
             word.append(own.word)
             count.append(own.count)
         join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
-        factor = np.array([(SECONDARY if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
+        factor = np.array([(SECONDARY_HIT if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
                            for t in tags])
         return Postings(tags, sigs, _copies(tags, copies), factor, join(doc, np.int32), join(word, np.int32),
                         join(count, np.float64), self.words, np.array(positions, dtype=np.int64))

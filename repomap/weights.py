@@ -1,0 +1,58 @@
+"""Every tuned number of the ranking, beside the reason for its value and the figure that set it.
+
+"Dev set" is ../shared/eval/dev-tasks.jsonl (150 tasks, six small repositories) scored by
+bench/localize.py; S@5 is search's symbol hit@5, R@1 its first file, mapF the share of gold
+files shown in a 1,024-token map. Numbers marked "by hand" were chosen from what a few maps
+looked like and have not been swept; change them only with both dev sets measured.
+"""
+
+# --- The file graph and the map (graph.py) ---
+
+# References from the files in the chat: what they use is what the next edit touches. By hand.
+FOCUS_EDGE = 50.0
+# Personalization of chat files and of files the task names: they must lead even in a
+# repository of thousands of files, whose base weight is 1 each. By hand.
+FOCUS_FILE = 100.0
+MENTIONED_FILE = 100.0
+# A file whose definitions share words with the task: strong, but below a named file. By hand.
+MATCHING_FILE = 10.0
+# A call of `get` may mean any type's `get` method, and `x.lower()` rarely means a module's
+# function `lower` when most files call `.lower()`; `Func()` is specific. By hand (9f67c09).
+METHOD_CALL = 0.1
+# References to a name the task mentions. By hand.
+MENTIONED_NAME = 10.0
+# A definition the task's words match gets up to half its own file's rank as if referenced,
+# so it enters a small map; a definition nobody references gets a hundredth. By hand (89cbffe).
+OWN_MATCH = 0.5
+OWN_BASE = 0.01
+# Private names (`_x`) and names defined in more than COMMON_NAME_FILES files (`get`,
+# `__init__`) say little about which file a reference means. By hand.
+PRIVATE_NAME = 0.1
+COMMON_NAME_FILES = 5
+# Tests, examples, vendored and generated files: they reference everything and are rarely
+# what a task changes. By hand.
+SECONDARY_FILE = 0.1
+
+# --- Search (search.py): BM25 with the map's rank as a prior ---
+
+K1 = 1.2  # BM25's usual term saturation
+# Length normalisation: less than BM25's usual 0.75, since coordination already favours long
+# bodies. Dev set S@5 0.598 at 0.4, 0.608 at 0.3, 0.605 at 0.2 (bf32911).
+B = 0.3
+NAME_WEIGHT = 3  # a definition's name says more than its body's words. By hand.
+PRIOR = 0.6  # share of a hit's score that the map's rank may take away. By hand.
+SECONDARY_HIT = 0.3  # tests, examples and docs code answer a query less often than the code they test
+PROSE = 0.1  # Markdown sections: prose matched prose commit messages before code (ed5b561); S@5 0.604 at 0.2
+# The words of a query's first line (a task's title) weigh this much more: dev set R@1
+# 0.529 -> 0.552 (01171e0); S@5 0.602 at 0.5.
+TITLE = 1.0
+# Lines after which a definition ranks lower, one step per doubling, since retrieving it
+# costs more: dev set S@5 0.612 at 90, 0.608 at 100, 0.602 at 110; bench/token_efficiency.py
+# fastapi 0.115.12 856 tokens a query at 100, 1,046 at 120 (bf32911).
+LONG = 100
+# Coordination: a definition covering more of the query's words (by rarity) gains; what makes
+# a long task text work. Dev set S@5 0.596 at 1.0, 0.608 at 1.25, 0.604 at 1.5 (bf32911).
+COORD = 1.25
+# Constants and module declarations: data and pointers answer a query less often than code.
+# Dev set S@5 0.606 at 0.7, 0.608 at 0.5 (bf32911).
+DATA = 0.5
