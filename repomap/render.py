@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment
 
+from .errors import RepoMapError
 from .graph import Ranked
 from .resources import resource_dir
 from .tags import Tag, language_for
@@ -56,7 +58,10 @@ class Renderer:
         for item in selection:
             chosen.setdefault(item.tag.path, []).append(item.tag)
         files = [self._file_view(path, tags) for path, tags in chosen.items()]
-        return self.template.render(files=files)
+        try:
+            return self.template.render(files=files)
+        except jinja2.TemplateError as exc:  # a user's template: unsafe, or asks for what is not there
+            raise RepoMapError(f"the template failed: {exc}") from None
 
     def estimate(self, item: Ranked, selection: list[Ranked]) -> int:
         """About what a definition adds to a map of `selection`: what it adds to its own file's
@@ -141,8 +146,9 @@ def load_template(fmt: str, template: Path | None) -> jinja2.Template:
 
 @lru_cache(maxsize=8)
 def _compiled(fmt: str, text: str | None) -> jinja2.Template:
-    """A template compiled once per process (compiling costs more than rendering a map)."""
-    env = jinja2.Environment(
+    """A template compiled once per process (compiling costs more than rendering a map). A
+    user's template runs sandboxed: it may read what it is given, not reach Python's insides."""
+    env = (SandboxedEnvironment if text is not None else jinja2.Environment)(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined, autoescape=False)

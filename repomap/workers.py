@@ -89,7 +89,7 @@ def _receive(worker: _Worker, todo: deque, context, work: Callable, workers: lis
 
 def _start(context, work: Callable) -> _Worker:
     mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, work), daemon=True)
+    process = context.Process(target=_serve, args=(theirs, work, mine, os.getpid()), daemon=True)
     process.start()
     theirs.close()
     return _Worker(process, mine)
@@ -118,9 +118,14 @@ def _stop(worker: _Worker) -> None:
     worker.conn.close()
 
 
-def _serve(conn: Connection, work: Callable) -> None:
-    """A worker's loop: answer each job of each chunk as it finishes."""
+def _serve(conn: Connection, work: Callable, parents_end: Connection, parent: int) -> None:
+    """A worker's loop: answer each job of each chunk as it finishes, until the parent closes
+    the pipe or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # A forked child holds a copy of the parent's end of its own pipe: closed, the pipe ends
+    # when the parent does, however it dies. On Linux the kernel also kills us with it.
+    parents_end.close()
+    _die_with(parent)
     _limit_memory()
     conn.send(None)
     while True:
@@ -134,6 +139,20 @@ def _serve(conn: Connection, work: Callable) -> None:
             except Exception as exc:  # MemoryError too: one bad file must not stop the run
                 answer = (False, f"{type(exc).__name__}: {exc}")
             conn.send(answer)
+
+
+def _die_with(parent: int) -> None:
+    """Ask Linux for SIGKILL when the parent dies (PR_SET_PDEATHSIG); elsewhere the closed
+    pipe alone ends the worker."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before we asked
+        os._exit(1)
 
 
 def _limit_memory() -> None:
