@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import marshal
+import math
 import os
 import threading
 import time
@@ -101,9 +102,11 @@ class RepoMap:
             raise RepoMapError(f"no such directory: {root}")
         if not self.root.is_dir():
             raise RepoMapError(f"not a directory: {root}")
+        if all(p.exists() for p in (self.root / "HEAD", self.root / "objects", self.root / "refs")):
+            raise RepoMapError(f"{root} is a bare git repository: it has no files to map; map a clone of it")
         if tokens < 1:
             raise RepoMapError(f"the token budget must be a positive number, not {tokens}")
-        if not parse_timeout > 0:
+        if not (parse_timeout > 0 and math.isfinite(parse_timeout)):
             raise RepoMapError(f"the parse timeout must be more than 0 seconds, not {parse_timeout}")
         self.tokens = tokens
         self.fmt = fmt
@@ -328,7 +331,7 @@ class RepoMap:
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
         """One file's bytes and tags, read and parsed now, so both are of the same moment."""
-        if tags.language_for(rel) is None or not (self.root / rel).is_file():
+        if tags.language_for(rel) is None or not os.path.isfile(self.root / rel):
             raise NotFound(f"no source file {rel}", [])
         (_, answer), = self._parse_files([rel])
         if isinstance(answer, str):
@@ -344,10 +347,10 @@ class RepoMap:
     def _relative(self, path: str | os.PathLike) -> str | None:
         """A repository-relative path with /, or None if the path is outside the root."""
         candidate = Path(path)
-        if not candidate.is_absolute():
-            in_root = self.root / candidate
-            candidate = in_root if in_root.exists() or not Path(path).exists() else Path(path).resolve()
-        try:
+        try:  # a path too long for the OS names no file
+            if not candidate.is_absolute():
+                in_root = self.root / candidate
+                candidate = in_root if in_root.exists() or not Path(path).exists() else Path(path).resolve()
             return candidate.resolve().relative_to(self.root).as_posix()
         except (ValueError, OSError):
             return None

@@ -5,6 +5,7 @@ Command-line flags win over them; a key we do not know is an error that names it
 
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 
@@ -25,12 +26,15 @@ KEYS = {key: type(value) for key, value in DEFAULTS.items()}
 
 
 def load(root: Path) -> dict:
-    """The settings for the repository at `root` ({} when it has none)."""
+    """The settings for the repository at `root` ({} when it has none). Only regular files
+    are read: a link could lead outside the repository."""
     own = root / ".repomap.toml"
+    if own.is_symlink() or (own.exists() and not own.is_file()):
+        raise ConfigError(f"{own.name} is not a regular file (settings are read only from one in the repository)")
     if own.is_file():
         return _checked(_read(own), own.name)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
+    if pyproject.is_file() and not pyproject.is_symlink():
         section = _read(pyproject).get("tool", {}).get("repomap")
         if section is not None:
             return _checked(section, "pyproject.toml [tool.repomap]")
@@ -54,4 +58,6 @@ def _checked(settings: dict, where: str) -> dict:
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or \
                 (kind is list and not all(isinstance(v, str) for v in value)):
             raise ConfigError(f"setting {key!r} in {where} must be {'a list of strings' if kind is list else kind.__name__}")
+        if kind in (int, float) and not (math.isfinite(value) and value > 0):
+            raise ConfigError(f"setting {key!r} in {where} must be a finite number above 0, not {value}")
     return dict(settings)

@@ -101,7 +101,7 @@ class Indexer:
         todo = {rel: stamp for rel, stamp in stamps.items() if self._stale(rel, stamp)}
         self._update(todo)
         self.changed = len(todo)
-        self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not (self.root / r).is_file()})
+        self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
         out = {}
         for rel in stamps:
             known = self._known.get(rel)

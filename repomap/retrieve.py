@@ -30,13 +30,15 @@ class Snippet:
 def safe_relative(root: Path, path: str) -> str:
     """`path` as a repository-relative path, refusing anything that leads outside `root`."""
     pure = PurePosixPath(path.replace("\\", "/"))
+    shown = repr(path if len(path) <= 120 else path[:120] + "…")
     if not path or pure.is_absolute() or ".." in pure.parts or "\0" in path:
-        raise Refused(f"refused: {path!r} is not a path inside the repository")
-    resolved = (root / pure).resolve()
+        raise Refused(f"refused: {shown} is not a path inside the repository")
     try:
-        resolved.relative_to(root)
+        (root / pure).resolve().relative_to(root)
     except ValueError:
-        raise Refused(f"refused: {path!r} leads outside the repository") from None
+        raise Refused(f"refused: {shown} leads outside the repository") from None
+    except OSError as exc:
+        raise Refused(f"refused: {shown} is not a path this system can open ({exc.strerror})") from None
     return pure.as_posix()
 
 
