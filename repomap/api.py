@@ -188,15 +188,20 @@ class RepoMap:
                 known = marshal.loads(self.indexer.store.blob(MEMO_KEY) or marshal.dumps({}))
             except (ValueError, EOFError, TypeError):
                 known = {}
-            self._memo = tokens.Memo(known if isinstance(known, dict) else {})
+            valid = isinstance(known, dict) and all(type(k) is bytes and type(v) is int for k, v in known.items())
+            self._memo = tokens.Memo(known if valid else {})
         return self._memo
 
     def _stored_map(self, state: str, request: list) -> MapResult | None:
         stored = self.indexer.store.blob(_map_key(state, request))
-        if not stored:
+        try:
+            saved = json.loads(stored) if stored else None
+            result = MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"])
+        except (ValueError, TypeError, KeyError):  # not a stored map after all: it is made again
             return None
-        saved = json.loads(stored)
-        return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"])
+        shapes = [(result.text, str), (result.tokens, int), (result.ranked_files, list), (result.notes, dict),
+                  (result.shown_files, list)]
+        return result if all(isinstance(value, kind) for value, kind in shapes) else None
 
     @_one_at_a_time
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:

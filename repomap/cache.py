@@ -1,6 +1,6 @@
 """The persistent index: one SQLite file per repository, outside the work tree.
 
-Rows are keyed by path, with (size, mtime_ns) as the fast check and a content hash
+Rows are keyed by path, with (size, change stamp) as the fast check and a content hash
 as the truth. The whole store is dropped when repomap's version or tagging code,
 a grammar or a query changes; stored maps and graphs also when any of repomap's
 code changes. A file that SQLite itself reports as not a database or damaged is
@@ -24,6 +24,7 @@ from .resources import resource_dir
 _PACKAGE = Path(__file__).resolve().parent
 
 KEEP_BLOBS = 16
+SEAL = 16  # bytes of checksum before every stored value
 FETCH_ROWS = 256  # payload rows read per step under the lock, so other threads are not held up long
 # The only error codes that say the file itself is damaged; anything else (a locked database,
 # a connection used wrongly, a full disk) is no reason to throw the index away.
@@ -32,7 +33,7 @@ TABLES = {
     "meta": "key TEXT PRIMARY KEY, value TEXT NOT NULL",
     "blobs": "key TEXT PRIMARY KEY, value BLOB NOT NULL",
     # payload: what the map needs of a file's tags; terms: what search needs (index.py, search.py)
-    "files": "path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL, "
+    "files": "path TEXT PRIMARY KEY, size INTEGER NOT NULL, changed INTEGER NOT NULL, hash TEXT NOT NULL, "
              "payload BLOB NOT NULL, terms BLOB NOT NULL",
 }
 
@@ -161,26 +162,26 @@ class Store:
             self.db = None
 
     def load(self) -> dict[str, tuple[int, int, str]]:
-        """path -> (size, mtime_ns, hash) for every stored file (payloads: `payloads`, `terms`)."""
-        rows = self._rows("SELECT path, size, mtime_ns, hash FROM files")
-        return {path: (size, mtime, digest) for path, size, mtime, digest in rows}
+        """path -> (size, changed, hash) for every stored file (payloads: `payloads`, `terms`)."""
+        rows = self._rows("SELECT path, size, changed, hash FROM files")
+        return {path: (size, changed, digest) for path, size, changed, digest in rows}
 
     def payloads(self, wanted: set[str]):
-        """(path, size, mtime_ns, hash, payload) of the wanted files, a few rows at a time, so
+        """(path, size, changed, hash, payload) of the wanted files, a few rows at a time, so
         that a kernel's payloads are never all in memory at once."""
         if not wanted:
             return
-        for row in self._rows("SELECT path, size, mtime_ns, hash, payload FROM files"):
-            if row[0] in wanted:
-                yield row
+        for path, size, changed, digest, payload in self._rows("SELECT path, size, changed, hash, payload FROM files"):
+            if path in wanted and (payload := _unsealed(payload)) is not None:
+                yield path, size, changed, digest, payload
 
     def terms(self, wanted: set[str]):
         """(path, hash, terms) of the wanted files, a few rows at a time."""
         if not wanted:
             return
-        for row in self._rows("SELECT path, hash, terms FROM files"):
-            if row[0] in wanted:
-                yield row
+        for path, digest, terms in self._rows("SELECT path, hash, terms FROM files"):
+            if path in wanted and (terms := _unsealed(terms)) is not None:
+                yield path, digest, terms
 
     def _rows(self, sql: str):
         """The rows of a query, read in steps under the lock (nothing is held between steps)."""
@@ -205,21 +206,25 @@ class Store:
 
     def blob(self, key: str) -> bytes | None:
         """A derived result stored under `key` (the last few are kept)."""
-        return self._one("SELECT value FROM blobs WHERE key = ?", key)
+        row = self._one("SELECT value FROM blobs WHERE key = ?", key)
+        return None if row is None else _unsealed(row[0])
 
     def save_blob(self, key: str, value: bytes) -> None:
         self._write(lambda db: (
-            db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, value)),
+            db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, _sealed(value))),
             db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
                        f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")))
 
     def payload(self, path: str) -> tuple[bytes, bytes] | None:
-        """A stored file's payload and terms."""
-        return self._one("SELECT payload, terms FROM files WHERE path = ?", path, whole=True)
+        """A stored file's payload and terms, if both are intact."""
+        row = self._one("SELECT payload, terms FROM files WHERE path = ?", path)
+        if row is None:
+            return None
+        payload, terms = map(_unsealed, row)
+        return None if payload is None or terms is None else (payload, terms)
 
-    def _one(self, sql: str, key: str, whole: bool = False):
-        """The value one keyed row holds (or the row, if `whole`), or None (no cache, no row,
-        or an unreadable one)."""
+    def _one(self, sql: str, key: str) -> tuple | None:
+        """The row a key names, or None (no cache, no row, or an unreadable one)."""
         with self._lock:
             if self.db is None:
                 return None
@@ -227,13 +232,14 @@ class Store:
                 row = self.db.execute(sql, (key,)).fetchone()
             except sqlite3.DatabaseError:
                 return None
-        return None if row is None else row if whole else row[0]
+        return row
 
     def save(self, rows: list[tuple[str, int, int, str, bytes, bytes]], deleted: list[str]) -> None:
         """Store new and changed files and forget deleted ones, in one transaction."""
         if rows or deleted:
+            sealed = [(*row[:4], _sealed(row[4]), _sealed(row[5])) for row in rows]
             self._write(lambda db: (
-                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", rows),
+                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", sealed),
                 db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
 
     def _write(self, change) -> None:
@@ -248,6 +254,21 @@ class Store:
             except sqlite3.DatabaseError as exc:
                 self._failed(exc, "could not update the cache {path} ({exc}); this run's results are not stored",
                              disable=False)
+
+
+def _sealed(value: bytes) -> bytes:
+    """A stored value behind a checksum of it: damage to the file or a row is found before
+    anything decodes it (random bytes could ask marshal or numpy for gigabytes)."""
+    return hashlib.blake2b(value, digest_size=SEAL).digest() + value
+
+
+def _unsealed(stored: bytes) -> bytes | None:
+    """The value, or None (and a warning) when it does not match its checksum: then what it
+    held is made again."""
+    if isinstance(stored, bytes) and hashlib.blake2b(stored[SEAL:], digest_size=SEAL).digest() == stored[:SEAL]:
+        return stored[SEAL:]
+    _warn("damaged rows in the cache were dropped and are made again")
+    return None
 
 
 _warned: set[str] = set()

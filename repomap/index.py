@@ -70,23 +70,26 @@ class Indexer:
         self.parse_timeout = parse_timeout
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
-        self._stored: dict[str, tuple[int, int, str]] | None = None  # (size, mtime_ns, hash) in the cache
+        self._stored: dict[str, tuple[int, int, str]] | None = None  # (size, changed, hash) in the cache
         self.changed = 0  # files the last refresh had to read again
 
     def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
-        """(size, mtime_ns) of each candidate in a language we tag; counts the others in `tally`."""
+        """(size, change stamp) of each candidate in a language we tag; counts the others in `tally`."""
         stamps = {}
         root = str(self.root)
         for rel in candidates:
             if tags.language_for(rel) is None:
                 tally.add("not source code")
                 continue
+            if not rel.isascii() and not _utf8(rel):  # bytes git or the OS gave us: no ID or output can hold it
+                tally.add("names not UTF-8")
+                continue
             try:
                 info = os.stat(os.path.join(root, rel))
             except OSError:
                 tally.add("unreadable")
                 continue
-            stamps[rel] = (info.st_size, info.st_mtime_ns)
+            stamps[rel] = (info.st_size, _changed(info))
         return stamps
 
     def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> dict[str, FileInfo]:
@@ -120,8 +123,8 @@ class Indexer:
     def _load(self, wanted: set[str]) -> None:
         """Decode the stored tags of unchanged files; what is unreadable, or was skipped as
         slow under a lower limit than now, stays stale and is tagged again."""
-        for rel, size, mtime, digest, payload in self.store.payloads(wanted):
-            known = _decode(payload, (size, mtime), digest) if (size, mtime) == self._stored[rel][:2] else None
+        for rel, size, changed, digest, payload in self.store.payloads(wanted):
+            known = _decode(payload, (size, changed), digest) if (size, changed) == self._stored[rel][:2] else None
             if known is not None and not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.parse_timeout):
                 self._known[rel] = known
 
@@ -146,7 +149,7 @@ class Indexer:
     @staticmethod
     def state(stamps: dict[str, tuple[int, int]]) -> str:
         """A digest of the files' stamps: equal digests, equal tags (checked before reading anything)."""
-        return _digest(f"{rel}\0{size}\0{mtime}" for rel, (size, mtime) in sorted(stamps.items()))
+        return _digest(f"{rel}\0{size}\0{changed}" for rel, (size, changed) in sorted(stamps.items()))
 
     def content_state(self, rels: list[str]) -> str:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
@@ -195,6 +198,20 @@ class Indexer:
             self._known.pop(rel, None)
             self._stored.pop(rel, None)
         self.store.save([], sorted(missing))
+
+
+def _changed(info: os.stat_result) -> int:
+    """One number that moves whenever the file may have: its mtime, which `cp -p` or
+    `rsync -t` put back after an edit, mixed with its ctime and inode, which they cannot."""
+    return (info.st_mtime_ns ^ (info.st_ctime_ns << 1) ^ info.st_ino) & ((1 << 63) - 1)
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _digest(parts) -> str:

@@ -1,7 +1,7 @@
 """Find a definition by ID, `path:line` or name, and cut its exact source out of the file.
 
 Every lookup re-reads the file it names (unchanged files come from the tag cache by
-size and mtime), so an answer never comes from a stale byte offset. Nothing outside
+size and change stamp), so an answer never comes from a stale byte offset. Nothing outside
 the repository root is read: absolute paths, `..` and symbolic links leading out are
 refused.
 """
