@@ -39,6 +39,7 @@ class MapResult:
     ranked: list[Ranked]
     notes: dict[str, int] = field(default_factory=dict)  # files skipped or worth a word, by reason
     shown_files: list[str] = field(default_factory=list)  # the files the map shows, in its order
+    ignored: dict[str, int] = field(default_factory=dict)  # files and folders each .gitignore rule hid
 
 
 @dataclass
@@ -96,7 +97,7 @@ class RepoMap:
                  template: str | os.PathLike | None = None, include: Iterable[str] = (),
                  exclude: Iterable[str] = (), hide_secondary: bool = False,
                  max_file_size: int = DEFAULTS["max_file_size"], parse_timeout: float = DEFAULTS["parse_timeout"],
-                 cache_dir: str | os.PathLike | None = None, use_cache: bool = True):
+                 cache_dir: str | os.PathLike | None = None, use_cache: bool = True, ignore: bool = True):
         self.root = Path(root).resolve()
         if not self.root.exists():
             raise RepoMapError(f"no such directory: {root}")
@@ -120,6 +121,7 @@ class RepoMap:
         self.include = list(include)
         self.exclude = list(exclude)
         self.hide_secondary = hide_secondary
+        self.ignore = ignore  # honour .gitignore (and git's own list)
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
         self.indexer = Indexer(self.root, folder, max_file_size, parse_timeout)
         self._memo: tokens.Memo | None = None
@@ -154,7 +156,8 @@ class RepoMap:
         stamps = self._stamps(other_files, focus, tally)
         request = [focus, mention_files, mention_idents, query, tokens or self.tokens, self.fmt,
                    self.template.read_text(encoding="utf-8") if self.template else None,
-                   self.indexer.max_file_size, self.indexer.parse_timeout]  # the limits decide what is skipped
+                   self.indexer.max_file_size, self.indexer.parse_timeout,  # the limits decide what is skipped
+                   self.ignore]
         if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
             return saved  # nothing changed: not even the index is read
         scan = self._scan(stamps, tally)
@@ -171,10 +174,11 @@ class RepoMap:
         order = list(dict.fromkeys(r.tag.path for r in ranked))
         shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:
-            saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files}
+            saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
+                     "ignored": tally.ignored}
             for state in {self.indexer.state(stamps), scan.state}:
                 self.indexer.store.save_blob(_map_key(state, request), json.dumps(saved).encode())
-        return MapResult(text, used, order, ranked, scan.notes, shown_files)
+        return MapResult(text, used, order, ranked, scan.notes, shown_files, tally.ignored)
 
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""
@@ -196,11 +200,12 @@ class RepoMap:
         stored = self.indexer.store.blob(_map_key(state, request))
         try:
             saved = json.loads(stored) if stored else None
-            result = MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"])
+            result = MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"],
+                               saved["ignored"])
         except (ValueError, TypeError, KeyError):  # not a stored map after all: it is made again
             return None
         shapes = [(result.text, str), (result.tokens, int), (result.ranked_files, list), (result.notes, dict),
-                  (result.shown_files, list)]
+                  (result.shown_files, list), (result.ignored, dict)]
         return result if all(isinstance(value, kind) for value, kind in shapes) else None
 
     @_one_at_a_time
@@ -272,7 +277,7 @@ class RepoMap:
     def _stamps(self, other_files: Iterable[str] | None, extra: Iterable[str], tally: discover.Tally
                 ) -> dict[str, tuple[int, int]]:
         if other_files is None:
-            candidates = discover.list_files(self.root)
+            candidates = discover.list_files(self.root, tally, self.ignore)
         else:
             candidates = sorted({self._relative(p) for p in [*extra, *other_files]} - {None})
         return self.indexer.stamps([c for c in candidates if self._wanted(c)], tally)

@@ -138,6 +138,8 @@ def _selection_options(sub: argparse.ArgumentParser) -> None:
 
 
 def _tagging_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--no-ignore", action="store_true",
+                     help="also files that .gitignore hides (or git does not list); never .git itself")
     sub.add_argument("--max-file-size", type=_positive, metavar="BYTES",
                      help=f"skip larger files (default {DEFAULTS['max_file_size']})")
     sub.add_argument("--parse-timeout", type=_seconds, metavar="SECONDS",
@@ -167,7 +169,7 @@ def _cache_options(sub: argparse.ArgumentParser) -> None:
 
 def _repo(args: argparse.Namespace, settings: dict | None = None, **options) -> RepoMap:
     settings = settings or _settings(args)
-    return RepoMap(_root(args), cache_dir=args.cache_dir, use_cache=not args.no_cache,
+    return RepoMap(_root(args), cache_dir=args.cache_dir, use_cache=not args.no_cache, ignore=not args.no_ignore,
                    max_file_size=settings["max_file_size"], parse_timeout=settings["parse_timeout"], **options)
 
 
@@ -209,6 +211,7 @@ def _run_map(args: argparse.Namespace) -> int:
     sys.stdout.write(result.text)
     sys.stdout.flush()
     _print_notes(result.notes)
+    _print_ignored(result)
     return 0
 
 
@@ -299,6 +302,15 @@ def _run_check(args: argparse.Namespace) -> int:
     print("\n".join(diff[:40] + ([f"... {len(diff) - 40} more lines"] if len(diff) > 40 else [])))
     print(f"repomap: {target.name} is stale; run: repomap write", file=sys.stderr)
     return 1
+
+
+def _print_ignored(result) -> None:
+    """Why a map is empty or nearly so, when .gitignore rules hid much of the tree."""
+    if len(result.shown_files) <= 1 and result.ignored:
+        rules = sorted(result.ignored.items(), key=lambda kv: -kv[1])
+        print(f"repomap: the map shows {len(result.shown_files)} files; ignored by .gitignore: "
+              + ", ".join(f"{n} by {rule!r}" for rule, n in rules[:3])
+              + (" and more" if len(rules) > 3 else "") + "; --no-ignore maps them anyway", file=sys.stderr)
 
 
 def _print_notes(notes: dict[str, int]) -> None:

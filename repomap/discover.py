@@ -20,11 +20,15 @@ SECONDARY_NAME = re.compile(
     r"(^test_|_test\.|_tests\.|\.test\.|\.spec\.|_spec\.|^conftest\.py$|\.min\.|\.pb\.|_pb2\.|\.generated\.)")
 
 
+Rule = tuple[re.Pattern[str], bool, bool, str]  # a .gitignore line: regex, negated, folders only, as written
+
+
 @dataclass
 class Tally:
     """Counts of files skipped or worth a word, by reason, for the one stderr summary line."""
 
     counts: dict[str, int] = field(default_factory=dict)
+    ignored: dict[str, int] = field(default_factory=dict)  # files and folders by the .gitignore rule that hid them
 
     def add(self, reason: str) -> None:
         self.counts[reason] = self.counts.get(reason, 0) + 1
@@ -47,13 +51,14 @@ def glob_match(rel: str, pattern: str) -> bool:
     return any(regex.fullmatch("/".join(parts[:i])) for i in range(1, len(parts) + 1))
 
 
-def list_files(root: Path) -> list[str]:
+def list_files(root: Path, tally: Tally | None = None, ignore: bool = True) -> list[str]:
     """Repository-relative paths (with /), sorted: git's tracked and untracked-not-ignored
     files in a work tree, else (also for a folder that git ignores) a walk that honours
-    .gitignore files."""
-    listed = _git_files(root)
+    .gitignore files (counting in `tally` what each rule hid); with `ignore` false, a walk
+    that lists everything but .git."""
+    listed = _git_files(root) if ignore else None
     if not listed:
-        listed = _walk(root)
+        listed = _walk(root, tally or Tally(), ignore)
     return sorted(set(listed))
 
 
@@ -76,45 +81,48 @@ def _regular(path: str) -> bool:
         return False
 
 
-def _walk(root: Path) -> list[str]:
+def _walk(root: Path, tally: Tally, ignore: bool) -> list[str]:
     found: list[str] = []
-    rules: list[tuple[str, list[tuple[re.Pattern[str], bool, bool]]]] = []
+    rules: list[tuple[str, list[Rule]]] = []
 
     def visit(folder: str, rel: str) -> None:
         try:
             entries = list(os.scandir(folder))  # unsorted: the list is sorted once at the end
         except OSError:
             entries = []
-        ignore = next((e for e in entries if e.name == ".gitignore" and e.is_file(follow_symlinks=False)), None)
-        if ignore is not None:
-            rules.append((rel, _parse_gitignore(Path(ignore.path))))
+        gitignore = next((e for e in entries if ignore and e.name == ".gitignore"
+                          and e.is_file(follow_symlinks=False)), None)
+        if gitignore is not None:
+            rules.append((rel, _parse_gitignore(Path(gitignore.path))))
         for entry in entries:
             child = f"{rel}{entry.name}"
             if entry.name == ".git" or entry.is_symlink():
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
-            if _ignored(child, is_dir, rules):
+            rule = _ignored(child, is_dir, rules)
+            if rule:
+                tally.ignored[rule] = tally.ignored.get(rule, 0) + 1
                 continue
             if is_dir:
                 visit(entry.path, child + "/")
             elif entry.is_file(follow_symlinks=False):
                 found.append(child)
-        if ignore is not None:
+        if gitignore is not None:
             rules.pop()
 
     visit(str(root), "")
     return found
 
 
-def _parse_gitignore(path: Path) -> list[tuple[re.Pattern[str], bool, bool]]:
-    """(regex, negated, directories only) per pattern line."""
+def _parse_gitignore(path: Path) -> list[Rule]:
+    """(regex, negated, directories only, the line) per pattern line."""
     rules = []
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return rules
     for line in lines:
-        line = line.rstrip()
+        line = written = line.rstrip()
         if not line or line.startswith("#"):
             continue
         negated = line.startswith("!")
@@ -124,7 +132,7 @@ def _parse_gitignore(path: Path) -> list[tuple[re.Pattern[str], bool, bool]]:
         anchored = "/" in line
         line = line.lstrip("/")
         prefix = "" if anchored else "(?:.*/)?"
-        rules.append((re.compile(prefix + _glob_regex(line)), negated, dir_only))
+        rules.append((re.compile(prefix + _glob_regex(line)), negated, dir_only, written))
     return rules
 
 
@@ -158,15 +166,17 @@ def _glob_regex(pattern: str) -> str:
     return "".join(out)
 
 
-def _ignored(rel: str, is_dir: bool, rules: list[tuple[str, list[tuple[re.Pattern[str], bool, bool]]]]) -> bool:
-    ignored = False
+def _ignored(rel: str, is_dir: bool, rules: list[tuple[str, list[Rule]]]
+             ) -> str:
+    """The rule that hides `rel` ("" if none does), as "folder/.gitignore: line"."""
+    ignored = ""
     for base, patterns in rules:
         sub = rel[len(base):]
-        for regex, negated, dir_only in patterns:
+        for regex, negated, dir_only, written in patterns:
             if dir_only and not is_dir:
                 continue
             if regex.fullmatch(sub):
-                ignored = not negated
+                ignored = "" if negated else f"{base}.gitignore: {written}"
     return ignored
 
 

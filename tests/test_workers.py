@@ -55,7 +55,7 @@ def test_a_file_over_the_time_limit_is_skipped_counted_and_retried_under_a_highe
 
 
 def test_bad_parse_timeouts_are_refused(tmp_path):
-    for value, message in (("0", "must be more than 0"), ("soon", "not a number of seconds")):
+    for value, message in (("0", "must be a finite number above 0"), ("soon", "not a number of seconds")):
         result = run("map", tmp_path, "--parse-timeout", value)
         assert result.returncode == 2 and message in result.stderr
     (tmp_path / ".repomap.toml").write_text('parse_timeout = "soon"\n')
