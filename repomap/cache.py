@@ -153,6 +153,8 @@ class Store:
         try:
             if self.db is not None:
                 self.db.close()
+            for old in self.path.parent.glob(self.path.name + ".corrupt-*"):  # asides of older versions
+                old.unlink(missing_ok=True)
             os.replace(self.path, aside)
             for suffix in ("-wal", "-shm"):
                 Path(str(self.path) + suffix).unlink(missing_ok=True)

@@ -205,7 +205,7 @@ def _run_map(args: argparse.Namespace) -> int:
     repo = _mapper(args, settings, settings["format"])
     for name in args.focus:
         if not os.path.isfile(name) and not os.path.isfile(repo.root / name):
-            raise RepoMapError(f"no such focus file: {_clipped(name)}")
+            raise RepoMapError(f"no such focus file: {name}")
     result = repo.build(focus=args.focus, mention_files=args.mention_file,
                         mention_idents=args.mention_ident, query=query, reuse=True)
     sys.stdout.write(result.text)
@@ -269,12 +269,6 @@ def _run_write(args: argparse.Namespace) -> int:
         raise
     print(f"wrote {target.name} ({len(text.splitlines())} lines)", file=sys.stderr)
     return 0
-
-
-def _clipped(text: str, width: int = 120) -> str:
-    """A path or name as an error message shows it: one line, and not a screenful."""
-    text = text.encode("utf-8", "backslashreplace").decode().replace("\n", "\\n")
-    return text if len(text) <= width else text[:width] + "…"
 
 
 def _written_by_us(path: Path) -> bool:

@@ -14,8 +14,17 @@ from __future__ import annotations
 import sys
 
 
+WIDTH = 300  # characters of a message at most: a 10,000-character path must not fill the screen
+
+
 class RepoMapError(Exception):
+    """One line for the user; what it quotes (paths, names) is escaped and cut to WIDTH."""
+
     exit_code = 2
+
+    def __init__(self, message: str):
+        message = message.encode("utf-8", "backslashreplace").decode().replace("\n", "\\n")
+        super().__init__(message if len(message) <= WIDTH else message[:WIDTH] + "…")
 
     def show(self) -> None:
         print(f"repomap: error: {self}", file=sys.stderr)

@@ -30,7 +30,7 @@ class Snippet:
 def safe_relative(root: Path, path: str) -> str:
     """`path` as a repository-relative path, refusing anything that leads outside `root`."""
     pure = PurePosixPath(path.replace("\\", "/"))
-    shown = repr(path if len(path) <= 120 else path[:120] + "…")
+    shown = repr(path)
     if not path or pure.is_absolute() or ".." in pure.parts or "\0" in path:
         raise Refused(f"refused: {shown} is not a path inside the repository")
     try:

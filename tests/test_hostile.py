@@ -81,7 +81,8 @@ def odd_names(tmp_path):
         f.write(b"def bad_name():\n    return 1\n")
     with open(bytes(root / "src") + b"/latin_\xe9t\xe9.py", "wb") as f:
         f.write(b"def ete():\n    return 2\n")
-    (root / "src" / ("n" * 250 + ".py")).write_text("def long_named():\n    pass\n")
+    (root / "src" / ("n" * 252 + ".py")).write_text("def long_named():\n    pass\n")  # 255 bytes, the most
+    (root / "src" / "new\nline.py").write_text("def newline_named():\n    pass\n")
     return root
 
 
@@ -97,7 +98,7 @@ def test_names_that_are_not_utf8_never_stop_a_command(odd_names, in_git, tmp_pat
         clean(result)
         assert result.returncode == 0, (command, result.stderr)
     mapped = run("map", odd_names, *cache)
-    assert "def good():" in mapped.stdout and "def long_named():" in mapped.stdout
+    assert all(f"def {name}():" in mapped.stdout for name in ("good", "long_named", "newline_named"))
     assert "2 names not UTF-8" in mapped.stderr
 
 
@@ -107,6 +108,19 @@ def test_long_paths_are_clear_errors(shop):
         result = run(*command)
         clean(result)
         assert result.returncode in (1, 2) and len(result.stderr.splitlines()) <= 3, (command, result.stderr)
+
+
+def test_long_paths_through_mcp():
+    from test_mcp import session_run
+
+    async def body(session):
+        return (await session.call_tool("retrieve", {"ids": [LONG_PATH + "::x", "shop/money.py::format_money"]}),
+                await session.call_tool("repo_map", {"focus": [LONG_PATH], "tokens": 100}))
+
+    retrieved, mapped = session_run(body)
+    assert retrieved.is_error and "no source file a/a/a" in retrieved.content[0].text
+    assert len(retrieved.content[0].text) < 400
+    assert not mapped.is_error
 
 
 def test_long_paths_through_the_api(shop):
