@@ -5,7 +5,8 @@ files and symbols come from `search`) and maps it with the message as --query at
 several budgets (map columns), writes predictions in the set's format and scores
 them with the set's script, next to its BM25 baseline. Needs the task trees (see ../shared/eval/README.md):
 
-    python bench/localize.py --trees "$TREES" [--eval ../shared/eval] [--budgets 1024 4096]
+    python bench/localize.py --trees "$TREES" [--tasks dev-tasks-large.jsonl] [--eval ../shared/eval]
+                             [--budgets 1024 4096]
 """
 
 from __future__ import annotations
@@ -50,13 +51,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trees", type=Path, required=True, help="folder of extracted task trees")
     parser.add_argument("--eval", type=Path, default=HERE.parent.parent / "shared" / "eval")
+    parser.add_argument("--tasks", default="dev-tasks.jsonl", help="the task set in --eval (default dev-tasks.jsonl)")
     parser.add_argument("--budgets", type=int, nargs="+", default=[512, 1024, 2048, 4096])
     parser.add_argument("--out", type=Path, default=HERE / ".out")
     parser.add_argument("--repo", help="only this OWNER/NAME")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
 
-    tasks = [json.loads(line) for line in (args.eval / "dev-tasks.jsonl").read_text().splitlines() if line.strip()]
+    task_file = args.eval / args.tasks
+    tasks = [json.loads(line) for line in task_file.read_text().splitlines() if line.strip()]
     if args.repo:
         tasks = [t for t in tasks if t["repo"] == args.repo]
     missing = [t["id"] for t in tasks if not tree_of(t, args.trees).is_dir()]
@@ -69,23 +72,23 @@ def main() -> int:
         results = list(pool.map(predict, tasks, [args.trees] * len(tasks), [args.budgets] * len(tasks)))
     print(f"{len(tasks)} tasks x {len(args.budgets)} budgets in {time.perf_counter() - started:.0f} s\n")
 
-    baseline = args.out / "bm25.jsonl"
+    baseline = args.out / f"bm25-{task_file.stem}.jsonl"
     if not baseline.exists():
-        subprocess.run([sys.executable, str(args.eval / "baseline_bm25.py"), "--tasks", str(args.eval / "dev-tasks.jsonl"),
+        subprocess.run([sys.executable, str(args.eval / "baseline_bm25.py"), "--tasks", str(task_file),
                         "--trees", str(args.trees), "--out", str(baseline)], check=True, capture_output=True)
     scope = ["--repo", args.repo] if args.repo else []
     print("BM25 baseline (naive map at 1024 tokens)")
-    _score(args.eval, baseline, scope)
+    _score(task_file, baseline, scope)
     for budget in args.budgets:
-        path = args.out / f"repomap-{budget}.jsonl"
+        path = args.out / f"repomap-{task_file.stem}-{budget}.jsonl"
         path.write_text("".join(json.dumps(r[budget]) + "\n" for r in results))
         print(f"repomap, --tokens {budget}")
-        _score(args.eval, path, scope)
+        _score(task_file, path, scope)
     return 0
 
 
-def _score(eval_dir: Path, predictions: Path, scope: list[str]) -> None:
-    result = subprocess.run([sys.executable, str(eval_dir / "score.py"), "--tasks", str(eval_dir / "dev-tasks.jsonl"),
+def _score(task_file: Path, predictions: Path, scope: list[str]) -> None:
+    result = subprocess.run([sys.executable, str(task_file.parent / "score.py"), "--tasks", str(task_file),
                              "--pred", str(predictions), *scope], capture_output=True, text=True)
     print(result.stdout or result.stderr)
 
