@@ -230,6 +230,17 @@ class RepoMap:
             data, [t for rel in sorted(scan.infos) for t in scan.infos[rel].defs]))
 
     @_one_at_a_time
+    def graph(self, top: int = 60, query: str = "", focus: Iterable[str] = ()):
+        """The ranked file graph (a networkx.DiGraph) of the `top` best files, as the map ranks
+        them for this task; repomap.export writes it out."""
+        from . import export  # networkx is imported only by those who ask for the graph
+
+        scan = self.scan()
+        signals, edges = self._signals(scan, focus, query=query)
+        ranked, file_rank = graph.rank(scan.infos, signals, edges)
+        return export.ranked_graph(edges, file_rank, ranked, scan.sources, top)
+
+    @_one_at_a_time
     def retrieve(self, target: str) -> Snippet:
         """The exact source of the definition an ID, `path::name`, `path:line` or unique name names."""
         form, path, symbol, line = retrieve.parse_target(target)

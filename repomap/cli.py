@@ -17,6 +17,8 @@ from . import __version__, config, tags
 from .api import RepoMap
 from .config import DEFAULTS
 from .errors import NotFound, Refused, RepoMapError
+from .export import FORMATS as GRAPH_FORMATS
+from .export import write as write_graph
 from .render import FORMATS
 from .retrieve import Snippet, safe_relative
 from .tokens import priced
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="repomap", description="Ranked, token-budgeted maps of source repositories.")
+    parser = _Parser(prog="repomap", description="Ranked, token-budgeted maps of source repositories.")
     parser.add_argument("--version", action="version", version=f"repomap {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -102,11 +104,31 @@ def _parser() -> argparse.ArgumentParser:
     _common(f)
     f.set_defaults(run=_run_refs)
 
+    g = commands.add_parser("graph", help="export the ranked file graph (GraphML, GEXF, JSON, DOT or an HTML page)",
+                            description="The file graph the map is ranked on: the best files and the edges among them.")
+    _path_argument(g)
+    g.add_argument("--format", choices=GRAPH_FORMATS, default="html", help="output format (default html)")
+    g.add_argument("--top", type=_positive, default=60, help="how many of the best-ranked files (default 60)")
+    g.add_argument("--query", metavar="TEXT", help="task text that steers the ranking ('-' reads standard input)")
+    g.add_argument("--focus", action="extend", nargs="+", default=[], metavar="FILE",
+                   help="files already in the agent's context: they steer the ranking")
+    g.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    _selection_options(g)
+    _cache_options(g)
+    g.set_defaults(run=_run_graph)
+
     p = commands.add_parser("mcp", help="serve map, search and retrieve to MCP clients over stdio",
                             description="An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').")
     _repository_options(p)
     p.set_defaults(run=_run_mcp)
     return parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line (the usage block is what --help is for)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _repository_options(sub: argparse.ArgumentParser) -> None:
@@ -203,9 +225,7 @@ def _run_map(args: argparse.Namespace) -> int:
     query = sys.stdin.read() if args.query == "-" else (args.query or "")
     settings = _settings(args)
     repo = _mapper(args, settings, settings["format"])
-    for name in args.focus:
-        if not os.path.isfile(name) and not os.path.isfile(repo.root / name):
-            raise RepoMapError(f"no such focus file: {name}")
+    _check_focus(repo, args.focus)
     result = repo.build(focus=args.focus, mention_files=args.mention_file,
                         mention_idents=args.mention_ident, query=query, reuse=True)
     sys.stdout.write(result.text)
@@ -213,6 +233,12 @@ def _run_map(args: argparse.Namespace) -> int:
     _print_notes(result.notes)
     _print_ignored(result)
     return 0
+
+
+def _check_focus(repo: RepoMap, focus: list[str]) -> None:
+    for name in focus:
+        if not os.path.isfile(name) and not os.path.isfile(repo.root / name):
+            raise RepoMapError(f"no such focus file: {name}")
 
 
 def _written_map(args: argparse.Namespace) -> tuple[Path, str]:
@@ -374,6 +400,23 @@ def _run_search(args: argparse.Namespace) -> int:
         _print_json({"results": results}, repo, {h.tag.path for h in hits}, started)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _run_graph(args: argparse.Namespace) -> int:
+    query = sys.stdin.read() if args.query == "-" else (args.query or "")
+    settings = _settings(args)
+    repo = _mapper(args, settings, "text")
+    _check_focus(repo, args.focus)
+    text = write_graph(repo.graph(top=args.top, query=query, focus=args.focus), args.format)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise RepoMapError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {args.output} ({args.format})", file=sys.stderr)
     return 0
 
 

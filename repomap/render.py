@@ -144,21 +144,31 @@ def load_template(fmt: str, template: Path | None) -> jinja2.Template:
     return _compiled(fmt, template.read_text(encoding="utf-8") if template is not None else None)
 
 
+def packaged_template(name: str) -> jinja2.Template:
+    """One of the templates repomap ships (templates/NAME)."""
+    return _environment(sandboxed=False).get_template(name)
+
+
 @lru_cache(maxsize=8)
 def _compiled(fmt: str, text: str | None) -> jinja2.Template:
     """A template compiled once per process (compiling costs more than rendering a map). A
     user's template runs sandboxed: it may read what it is given, not reach Python's insides."""
-    env = (SandboxedEnvironment if text is not None else jinja2.Environment)(
+    if text is not None:
+        return _environment(sandboxed=True).from_string(text)
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    return packaged_template(f"{fmt}.j2")
+
+
+@lru_cache(maxsize=2)
+def _environment(sandboxed: bool) -> jinja2.Environment:
+    env = (SandboxedEnvironment if sandboxed else jinja2.Environment)(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined, autoescape=False)
     env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
     env.filters["fence"] = _fence
-    if text is not None:
-        return env.from_string(text)
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    return env.get_template(f"{fmt}.j2")
+    return env
 
 
 def _fence(lines: list[str]) -> str:
