@@ -235,7 +235,29 @@ class RepoMap:
         them for this task; repomap.export writes it out."""
         from . import export  # networkx is imported only by those who ask for the graph
 
-        scan = self.scan()
+        return self._graph(self.scan(), top, query, focus)
+
+    @_one_at_a_time
+    def export(self, fmt: str = "html", top: int = 60, query: str = "", focus: Iterable[str] = ()) -> str:
+        """The ranked file graph written in `fmt` (export.FORMATS). The same request on
+        unchanged files is answered from the index, as a map is."""
+        from . import export
+
+        focus = list(focus)
+        tally = discover.Tally()
+        stamps = self._stamps(None, focus, tally)
+        key = "graph:" + cache.content_hash(json.dumps([self.indexer.state(stamps), fmt, top, query, focus,
+                                                        self.indexer.max_file_size]).encode())
+        stored = self.indexer.store.blob(key)
+        if stored:
+            return stored.decode("utf-8")
+        text = export.write(self._graph(self._scan(stamps, tally), top, query, focus), fmt)
+        self.indexer.store.save_blob(key, text.encode("utf-8"))
+        return text
+
+    def _graph(self, scan: Scan, top: int, query: str, focus: Iterable[str]):
+        from . import export
+
         signals, edges = self._signals(scan, focus, query=query)
         ranked, file_rank = graph.rank(scan.infos, signals, edges)
         return export.ranked_graph(edges, file_rank, ranked, scan.sources, top)

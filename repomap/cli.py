@@ -18,7 +18,6 @@ from .api import RepoMap
 from .config import DEFAULTS
 from .errors import NotFound, Refused, RepoMapError
 from .export import FORMATS as GRAPH_FORMATS
-from .export import write as write_graph
 from .render import FORMATS
 from .retrieve import Snippet, safe_relative
 from .tokens import priced
@@ -408,7 +407,7 @@ def _run_graph(args: argparse.Namespace) -> int:
     settings = _settings(args)
     repo = _mapper(args, settings, "text")
     _check_focus(repo, args.focus)
-    text = write_graph(repo.graph(top=args.top, query=query, focus=args.focus), args.format)
+    text = repo.export(args.format, top=args.top, query=query, focus=args.focus)
     if args.output is None:
         sys.stdout.write(text)
         return 0
