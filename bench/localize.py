@@ -72,16 +72,19 @@ def main() -> int:
         results = list(pool.map(predict, tasks, [args.trees] * len(tasks), [args.budgets] * len(tasks)))
     print(f"{len(tasks)} tasks x {len(args.budgets)} budgets in {time.perf_counter() - started:.0f} s\n")
 
-    baseline = args.out / f"bm25-{task_file.stem}.jsonl"
+    scope = ["--repo", args.repo] if args.repo else []
+    name = f"{task_file.stem}{'-' + args.repo.replace('/', '__') if args.repo else ''}"
+    predictions = {}
+    for budget in args.budgets:  # written first: a failing baseline must not lose a long run
+        predictions[budget] = args.out / f"repomap-{name}-{budget}.jsonl"
+        predictions[budget].write_text("".join(json.dumps(r[budget]) + "\n" for r in results))
+    baseline = args.out / f"bm25-{name}.jsonl"
     if not baseline.exists():
         subprocess.run([sys.executable, str(args.eval / "baseline_bm25.py"), "--tasks", str(task_file),
-                        "--trees", str(args.trees), "--out", str(baseline)], check=True, capture_output=True)
-    scope = ["--repo", args.repo] if args.repo else []
+                        "--trees", str(args.trees), "--out", str(baseline), *scope], check=True, capture_output=True)
     print("BM25 baseline (naive map at 1024 tokens)")
     _score(task_file, baseline, scope)
-    for budget in args.budgets:
-        path = args.out / f"repomap-{task_file.stem}-{budget}.jsonl"
-        path.write_text("".join(json.dumps(r[budget]) + "\n" for r in results))
+    for budget, path in predictions.items():
         print(f"repomap, --tokens {budget}")
         _score(task_file, path, scope)
     return 0
