@@ -30,6 +30,9 @@ HEADER_START = HEADER[:HEADER.index(":")].encode()  # how a file that `write` ma
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    targets = getattr(args, "targets", [])
+    if args.root_path is None and len(targets) > 1 and os.path.isdir(targets[-1]):
+        args.root_path = targets.pop()  # `retrieve ID... PATH`: an ID never names a folder
     try:
         return args.run(args)
     except RepoMapError as exc:
@@ -55,11 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     m = commands.add_parser("map", help="print the ranked signature map of a repository",
                             description="Print the best-ranked definitions' signatures, within a token budget.")
     _path_argument(m)
-    m.add_argument("--focus", action="extend", nargs="+", default=[], metavar="FILE",
+    m.add_argument("--focus", action="append", default=[], metavar="FILE",
                    help="files already in the agent's context: they steer the ranking and are left out")
-    m.add_argument("--mention-file", action="extend", nargs="+", default=[], metavar="FILE",
+    m.add_argument("--mention-file", action="append", default=[], metavar="FILE",
                    help="files the task mentions (paths or basenames)")
-    m.add_argument("--mention-ident", action="extend", nargs="+", default=[], metavar="NAME",
+    m.add_argument("--mention-ident", action="append", default=[], metavar="NAME",
                    help="identifiers the task mentions")
     m.add_argument("--query", metavar="TEXT", help="free task text ('-' reads standard input)")
     m.add_argument("--format", choices=FORMATS, help="output format (default text)")
@@ -85,14 +88,16 @@ def _parser() -> argparse.ArgumentParser:
     r = commands.add_parser("retrieve", help="print the exact source of definitions",
                             description="Print definitions byte for byte, by ID, path::name, path:line or unique name.")
     r.add_argument("targets", nargs="+", metavar="ID")
+    _path_argument(r, "after the IDs")
     _common(r)
     r.set_defaults(run=_run_retrieve)
 
     s = commands.add_parser("search", help="find definitions for a query (metadata only)",
                             description="Rank definitions for a query: BM25 over their words with the map's rank as a prior.")
     s.add_argument("query", help="words, identifiers or a question; '-' reads standard input")
+    _path_argument(s)
     s.add_argument("--limit", type=_positive, default=5, help="results (default 5)")
-    s.add_argument("--kind", help="only this kind (function, method, class, ...)")
+    s.add_argument("--kind", choices=sorted(tags.KINDS), help="only this kind")
     s.add_argument("--path", metavar="GLOB", help="only files matching")
     _common(s)
     s.set_defaults(run=_run_search)
@@ -100,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     f = commands.add_parser("refs", help="list where a definition's name is referenced",
                             description="List references to a definition's name, with the enclosing definitions.")
     f.add_argument("target", metavar="ID")
+    _path_argument(f)
     _common(f)
     f.set_defaults(run=_run_refs)
 
@@ -109,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--format", choices=GRAPH_FORMATS, default="html", help="output format (default html)")
     g.add_argument("--top", type=_positive, default=60, help="how many of the best-ranked files (default 60)")
     g.add_argument("--query", metavar="TEXT", help="task text that steers the ranking ('-' reads standard input)")
-    g.add_argument("--focus", action="extend", nargs="+", default=[], metavar="FILE",
+    g.add_argument("--focus", action="append", default=[], metavar="FILE",
                    help="files already in the agent's context: they steer the ranking")
     g.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     _selection_options(g)
@@ -124,7 +130,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a mistake is one line (the usage block is what --help is for)."""
+    """argparse, but a mistake is one line (the usage block is what --help is for), and an
+    option is spelt out (`--token 40` is not `--tokens 40`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -137,12 +147,14 @@ def _repository_options(sub: argparse.ArgumentParser) -> None:
     _cache_options(sub)
 
 
-def _path_argument(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("path", nargs="?", default=".", help="repository root (default: current directory)")
+def _path_argument(sub: argparse.ArgumentParser, where: str = "") -> None:
+    """Every command takes the repository as an optional PATH (--root names it too)."""
+    sub.add_argument("root_path", nargs="?", metavar="PATH",
+                     help=f"repository root{' (' + where + ')' if where else ''}; default: the current directory")
+    sub.add_argument("--root", help="the repository root, as PATH")
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--root", default=".", help="repository root (default: current directory)")
     sub.add_argument("--json", action="store_true", help="JSON with a _meta block of token figures")
     _tagging_options(sub)
     _cache_options(sub)
@@ -168,7 +180,9 @@ def _tagging_options(sub: argparse.ArgumentParser) -> None:
 
 
 def _root(args: argparse.Namespace) -> str:
-    return args.root if hasattr(args, "root") else args.path  # search's --path is a glob
+    if args.root_path and args.root and Path(args.root_path).resolve() != Path(args.root).resolve():
+        raise RepoMapError(f"two repositories named: {args.root_path} and --root {args.root}")
+    return args.root_path or args.root or "."
 
 
 def _settings(args: argparse.Namespace) -> dict:

@@ -24,6 +24,8 @@ from .resources import resource_dir
 
 # Definitions that make a nested function a method.
 CONTAINER_KINDS = {"class", "struct", "interface", "trait", "enum", "impl"}
+# Every kind of definition a query may capture (`search --kind` offers these).
+KINDS = CONTAINER_KINDS | {"constant", "function", "macro", "method", "module", "section", "type"}
 
 EXTENSIONS = {
     ".py": "python", ".pyi": "python",

@@ -62,3 +62,28 @@ def test_max_file_size_is_configurable(tmp_path):
     assert result.returncode == 0
     assert "1 too large" in result.stderr
     assert result.stdout == ""
+
+
+def test_every_command_takes_the_repository_as_path_and_root_is_an_alias(shop, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    searched = run("search", "cart total", shop, cwd=elsewhere)
+    assert searched.returncode == 0 and "shop/cart.py::" in searched.stdout
+    assert run("search", "cart total", "--root", shop, cwd=elsewhere).stdout == searched.stdout
+    retrieved = run("retrieve", "shop/money.py::format_money#function", "shop/cart.py::Cart#class", shop,
+                    cwd=elsewhere)
+    assert retrieved.returncode == 0 and retrieved.stdout.count("==> ") == 2
+    assert run("refs", "shop/item.py::Item#class", shop, cwd=elsewhere).returncode == 0
+    focused = run("map", "--focus", "shop/cart.py", shop, cwd=elsewhere)
+    assert focused.returncode == 0 and "shop/item.py:" in focused.stdout
+    clash = run("search", "cart", shop, "--root", elsewhere)
+    assert clash.returncode == 2 and "two repositories" in clash.stderr
+
+
+def test_options_are_spelt_out_and_choices_checked(shop):
+    abbreviated = run("map", shop, "--token", "40")
+    assert abbreviated.returncode == 2 and "unrecognized arguments: --token" in abbreviated.stderr
+    misspelt = run("search", "cart", shop, "--kind", "methd")
+    assert misspelt.returncode == 2 and "invalid choice: 'methd'" in misspelt.stderr and "'method'" in misspelt.stderr
+    for result in (abbreviated, misspelt):
+        assert len(result.stderr.splitlines()) == 1

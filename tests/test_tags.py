@@ -68,3 +68,14 @@ def test_broken_query_leaves_other_languages_working(monkeypatch, capsys):
         assert "no tags for go" in capsys.readouterr().err
     finally:
         tags._compiled.cache_clear()
+
+
+def test_every_kind_a_query_captures_is_a_known_kind():
+    import re
+
+    from repomap.resources import resource_dir
+    from repomap.tags import KINDS
+
+    captured = {kind for query in resource_dir("queries").glob("*.scm")
+                for kind in re.findall(r"@definition\.([a-z_]+)", query.read_text())}
+    assert captured == KINDS
