@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import cache, discover, graph, render, retrieve, tags, tokens, words, workers
+from . import cache, config, discover, graph, render, retrieve, tags, tokens, words, workers
 from .graph import Ranked, Signals
 from .config import DEFAULTS
 from .errors import NotFound, RepoMapError
@@ -93,11 +93,14 @@ class RepoMap:
     >>> print(rm.get_repo_map(chat_files=["src/app.py"], mentioned_idents={"Flask"}))
     """
 
-    def __init__(self, root: str | os.PathLike, *, tokens: int = DEFAULTS["tokens"], fmt: str = DEFAULTS["format"],
-                 template: str | os.PathLike | None = None, include: Iterable[str] = (),
-                 exclude: Iterable[str] = (), hide_secondary: bool = False,
-                 max_file_size: int = DEFAULTS["max_file_size"], parse_timeout: float = DEFAULTS["parse_timeout"],
-                 cache_dir: str | os.PathLike | None = None, use_cache: bool = True, ignore: bool = True):
+    def __init__(self, root: str | os.PathLike, *, tokens: int | None = None, fmt: str | None = None,
+                 template: str | os.PathLike | None = None, include: Iterable[str] | None = None,
+                 exclude: Iterable[str] | None = None, hide_secondary: bool | None = None,
+                 max_file_size: int | None = None, parse_timeout: float | None = None,
+                 cache_dir: str | os.PathLike | None = None, use_cache: bool = True, ignore: bool = True,
+                 settings: bool = True):
+        """Arguments left out (None) come from the repository's settings file (.repomap.toml
+        or [tool.repomap]) unless `settings` is false, else from config.DEFAULTS."""
         self.root = Path(root).resolve()
         if not self.root.exists():
             raise RepoMapError(f"no such directory: {root}")
@@ -105,6 +108,11 @@ class RepoMap:
             raise RepoMapError(f"not a directory: {root}")
         if all(p.exists() for p in (self.root / "HEAD", self.root / "objects", self.root / "refs")):
             raise RepoMapError(f"{root} is a bare git repository: it has no files to map; map a clone of it")
+        given = {"tokens": tokens, "format": fmt, "include": include, "exclude": exclude,
+                 "hide_secondary": hide_secondary, "max_file_size": max_file_size, "parse_timeout": parse_timeout}
+        chosen = {**DEFAULTS, **(config.load(self.root) if settings else {}),
+                  **{key: value for key, value in given.items() if value is not None}}
+        tokens, fmt, include, exclude, hide_secondary, max_file_size, parse_timeout = map(chosen.get, given)
         if tokens < 1:
             raise RepoMapError(f"the token budget must be a positive number, not {tokens}")
         if not (parse_timeout > 0 and math.isfinite(parse_timeout)):

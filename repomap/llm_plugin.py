@@ -1,5 +1,6 @@
 """A fragment loader for Simon Willison's `llm`: `llm -f repomap:PATH "question"` puts the
-repository map of PATH into the prompt. `repomap:PATH?tokens=2048` sets the budget."""
+repository map of PATH into the prompt, with the repository's settings file honoured.
+Parameters after `?`: `tokens=2048`, `query=task text`, `focus=a.py,b.py`."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from urllib.parse import parse_qs
 import llm
 
 from .api import RepoMap
-from .config import DEFAULTS
 from .errors import RepoMapError
+
+PARAMETERS = ("tokens", "query", "focus")
 
 
 @llm.hookimpl
@@ -20,8 +22,13 @@ def register_fragment_loaders(register):
 def load_map(argument: str) -> llm.Fragment:
     path, _, options = argument.partition("?")
     try:
-        tokens = int(parse_qs(options).get("tokens", [DEFAULTS["tokens"]])[0])
-        result = RepoMap(path or ".", tokens=tokens).build()
+        given = parse_qs(options, keep_blank_values=True, strict_parsing=bool(options))
+        unknown = sorted(set(given) - set(PARAMETERS))
+        if unknown:
+            raise RepoMapError(f"unknown parameter {', '.join(unknown)} (known: {', '.join(PARAMETERS)})")
+        tokens = int(given["tokens"][-1]) if "tokens" in given else None
+        focus = [f for value in given.get("focus", []) for f in value.split(",") if f]
+        result = RepoMap(path or ".", tokens=tokens).build(query=given.get("query", [""])[-1], focus=focus)
     except (RepoMapError, ValueError) as exc:
         raise ValueError(f"repomap: {exc}") from None
     return llm.Fragment(result.text, source=f"repomap:{argument}")

@@ -15,7 +15,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from .api import RepoMap
-from .config import DEFAULTS
 from .errors import NotFound, RepoMapError
 from .tokens import priced
 
@@ -30,8 +29,9 @@ def server(repo: RepoMap) -> MCPServer:
     @app.tool(annotations=READ_ONLY, description=(
         "Ranked map of the repository: the most relevant signatures, bodies elided, within a token budget. "
         "Steer it with the task text and the files you already have."))
-    def repo_map(query: str = "", focus: list[str] | None = None, tokens: int = DEFAULTS["tokens"]) -> CallToolResult:
+    def repo_map(query: str = "", focus: list[str] | None = None, tokens: int | None = None) -> CallToolResult:
         started = time.perf_counter()
+        tokens = repo.tokens if tokens is None else tokens  # the repository's setting, else 1,024
         if not 1 <= tokens <= MAX_TOKENS:
             raise ToolError(f"tokens must be between 1 and {MAX_TOKENS}")
         result = _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=tokens))

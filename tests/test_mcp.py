@@ -15,10 +15,10 @@ from repomap.tokens import count_tokens
 REPO = str(FIXTURES / "repo")
 
 
-def session_run(body):
-    """Start `repomap mcp` on the fixture repository and run `body(session, pid)` against it."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", REPO],
-                                   env={**os.environ}, cwd=REPO)
+def session_run(body, repo=REPO):
+    """Start `repomap mcp` on a repository (the fixture's by default) and run `body(session)` against it."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", str(repo)],
+                                   env={**os.environ}, cwd=str(repo))
 
     async def main():
         async with stdio_client(params) as (read, write):

@@ -1,0 +1,53 @@
+"""One settings file for every front end: the CLI, the Python API, the MCP server and the
+llm loader read the repository's .repomap.toml; what a caller says explicitly wins."""
+
+import json
+
+from conftest import run
+from repomap import RepoMap
+from test_llm_plugin import llm
+from test_mcp import session_run
+
+
+def _settled(shop):
+    (shop / ".repomap.toml").write_text('exclude = ["web"]\ntokens = 120\n')
+    return shop
+
+
+def test_the_api_reads_the_settings_and_arguments_win(shop):
+    _settled(shop)
+    text = RepoMap(shop, use_cache=False).build().text
+    assert "web/" not in text and "shop/cart.py:" in text
+    assert RepoMap(shop, use_cache=False).tokens == 120
+    assert "web/api.ts:" in RepoMap(shop, use_cache=False, exclude=[], tokens=2000).build().text
+    assert "web/api.ts:" in RepoMap(shop, use_cache=False, settings=False, tokens=2000).build().text
+
+
+def test_the_cli_reads_the_settings(shop):
+    _settled(shop)
+    assert "web/" not in run("map", shop).stdout
+    assert "web/api.ts:" in run("map", shop, "--exclude", "nothing", "--tokens", "2000").stdout
+
+
+def test_the_mcp_server_reads_the_settings(shop):
+    _settled(shop)
+
+    async def body(session):
+        return await session.call_tool("repo_map", {}), await session.call_tool("repo_map", {"tokens": 2000})
+
+    default, larger = session_run(body, shop)
+    default, larger = json.loads(default.content[0].text), json.loads(larger.content[0].text)
+    assert "web/" not in default["map"] and "web/" not in larger["map"]
+    assert len(larger["map"]) > len(default["map"])
+
+
+def test_the_llm_loader_reads_the_settings_and_its_parameters(shop, tmp_path):
+    _settled(shop)
+    shown = llm("fragments", "show", f"repomap:{shop}", tmp_path=tmp_path)
+    assert shown.returncode == 0 and "web/" not in shown.stdout and "shop/cart.py:" in shown.stdout
+    asked = llm("fragments", "show", f"repomap:{shop}?query=format money&tokens=40", tmp_path=tmp_path)
+    assert asked.returncode == 0 and asked.stdout.startswith("shop/money.py:"), asked.stdout
+    focused = llm("fragments", "show", f"repomap:{shop}?focus=shop/money.py&tokens=400", tmp_path=tmp_path)
+    assert focused.returncode == 0 and "shop/money.py" not in focused.stdout
+    wrong = llm("fragments", "show", f"repomap:{shop}?tokns=80", tmp_path=tmp_path)
+    assert wrong.returncode != 0 and "unknown parameter tokns" in wrong.stderr and "Traceback" not in wrong.stderr
