@@ -125,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     p = commands.add_parser("mcp", help="serve map, search and retrieve to MCP clients over stdio",
                             description="An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').")
     _repository_options(p)
+    p.add_argument("--print-config", choices=("claude", "cursor", "vscode"),
+                   help="print the client's config snippet for this repository (with this repomap's full path) and exit")
     p.set_defaults(run=_run_mcp)
     return parser
 
@@ -449,12 +451,26 @@ def _run_refs(args: argparse.Namespace) -> int:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
+    if args.print_config:
+        print(_mcp_config(args.print_config, Path(_root(args)).resolve()))
+        return 0
     try:
         from .mcp_server import serve
     except ImportError:
         raise RepoMapError("the MCP server needs the mcp extra: pip install 'repomap[mcp]'") from None
     serve(_repo(args))
     return 0
+
+
+def _mcp_config(client: str, root: Path) -> str:
+    """A client's server entry that runs this very repomap, whether or not it is on PATH."""
+    script = Path(sys.argv[0]).resolve()
+    command, args = ((str(script), []) if script.name == "repomap" and os.access(script, os.X_OK)
+                     else (sys.executable, ["-m", "repomap"]))
+    entry = {"command": command, "args": [*args, "mcp", str(root)]}
+    if client == "vscode":  # .vscode/mcp.json
+        return json.dumps({"servers": {"repomap": {"type": "stdio", **entry}}}, indent=2)
+    return json.dumps({"mcpServers": {"repomap": entry}}, indent=2)  # .mcp.json, .cursor/mcp.json
 
 
 def _print_json(payload: dict, repo: RepoMap, paths: set[str], started: float) -> None:

@@ -8,6 +8,7 @@ structured content, with a `_meta` block whose `tokens` counts that text exactly
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from mcp.server.mcpserver import MCPServer
@@ -23,8 +24,23 @@ MAX_TOKENS = 16_000
 MAX_IDS = 20
 
 
+class _Server(MCPServer):
+    """The SDK's server, except that an argument a tool does not take is an error naming it
+    (the SDK drops it silently, and an agent that misspelt `tokens` gets a map it did not ask for)."""
+
+    async def call_tool(self, name, arguments, context=None):
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            known = set(tool.parameters.get("properties", {}))
+            unknown = sorted(set(arguments) - known)
+            if unknown:
+                raise ToolError(f"{name} takes no argument {', '.join(map(repr, unknown))} "
+                                f"(it takes: {', '.join(sorted(known))})")
+        return await super().call_tool(name, arguments, context)
+
+
 def server(repo: RepoMap) -> MCPServer:
-    app = MCPServer("repomap", instructions="Map, search and read this repository's code for few tokens.")
+    app = _Server("repomap", instructions="Map, search and read this repository's code for few tokens.")
 
     @app.tool(annotations=READ_ONLY, description=(
         "Ranked map of the repository: the most relevant signatures, bodies elided, within a token budget. "
@@ -34,6 +50,9 @@ def server(repo: RepoMap) -> MCPServer:
         tokens = repo.tokens if tokens is None else tokens  # the repository's setting, else 1,024
         if not 1 <= tokens <= MAX_TOKENS:
             raise ToolError(f"tokens must be between 1 and {MAX_TOKENS}")
+        missing = [f for f in focus or [] if not os.path.isfile(repo.root / f)]
+        if missing:
+            raise ToolError(f"no such focus file: {', '.join(missing)} (paths are relative to {repo.root})")
         result = _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=tokens))
         return _reply(repo, {"map": result.text}, result.shown_files, started)
 
@@ -49,15 +68,25 @@ def server(repo: RepoMap) -> MCPServer:
         return _reply(repo, {"results": results}, {h.tag.path for h in hits}, started)
 
     @app.tool(annotations=READ_ONLY, description=(
-        "Exact source of definitions by ID (from search or the map), path::name, path:line or a unique name."))
+        "Exact source of definitions by ID (from search or the map), path::name, path:line or a unique name; "
+        "each ID gets its source or its own error."))
     def retrieve(ids: list[str]) -> CallToolResult:
         started = time.perf_counter()
         if not 1 <= len(ids) <= MAX_IDS:
             raise ToolError(f"give 1 to {MAX_IDS} IDs")
-        snippets = [_answer(lambda target=target: repo.retrieve(target)) for target in ids]
-        results = [{"id": s.tag.id, "lines": f"{s.start_line}-{s.end_line}",
-                    "source": s.data.decode("utf-8", errors="replace")} for s in snippets]
-        return _reply(repo, {"results": results}, {s.tag.path for s in snippets}, started)
+        results, paths = [], set()
+        for target in ids:
+            try:
+                snippet = _answer(lambda: repo.retrieve(target))
+            except ToolError as exc:
+                results.append({"id": target, "error": str(exc)})
+                continue
+            paths.add(snippet.tag.path)
+            results.append({"id": snippet.tag.id, "lines": f"{snippet.start_line}-{snippet.end_line}",
+                            "source": snippet.data.decode("utf-8", errors="replace")})
+        if not paths:  # nothing found: an error, with each ID's reason
+            raise ToolError("; ".join(f"{r['id']}: {r['error']}" for r in results))
+        return _reply(repo, {"results": results}, paths, started)
 
     return app
 

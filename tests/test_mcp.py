@@ -2,6 +2,7 @@
 
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -110,3 +111,37 @@ def _is_server(pid):
             return f.read().split(b"\0")[2:5] == [b"repomap", b"mcp", REPO.encode()]
     except OSError:
         return False
+
+
+def test_agents_are_told_what_they_got_wrong():
+    async def body(session):
+        return (await session.call_tool("repo_map", {"max_tokens": "lots"}),
+                await session.call_tool("repo_map", {"focus": ["shop/nope.py"]}),
+                await session.call_tool("retrieve", {"ids": ["shop/money.py::format_money#function", "shop/nope.py::x"]}))
+
+    misspelt, missing_focus, mixed = session_run(body)
+    assert misspelt.is_error and "'max_tokens'" in misspelt.content[0].text
+    assert "it takes: focus, query, tokens" in misspelt.content[0].text
+    assert missing_focus.is_error and "no such focus file: shop/nope.py" in missing_focus.content[0].text
+    results = payload(mixed)["results"]
+    assert results[0]["source"].startswith("def format_money(")
+    assert results[1] == {"id": "shop/nope.py::x", "error": "no source file shop/nope.py"}
+
+
+def test_the_printed_config_starts_a_working_server(tmp_path):
+    for client in ("claude", "cursor", "vscode"):
+        result = subprocess.run([sys.executable, "-m", "repomap", "mcp", REPO, "--print-config", client],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        config = json.loads(result.stdout)
+        entry = (config["servers"] if client == "vscode" else config["mcpServers"])["repomap"]
+        assert os.path.isabs(entry["command"]) and entry["args"][-2:] == ["mcp", REPO]
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env={**os.environ}, cwd=str(tmp_path))
+
+    async def main():
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await session.call_tool("search", {"query": "format money"})
+
+    assert payload(anyio.run(main))["results"][0]["id"] == "shop/money.py::format_money#function"
