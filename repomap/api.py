@@ -50,6 +50,7 @@ class Scan:
     sources: Sources
     notes: dict[str, int]
     state: str  # a digest of the files' contents
+    links: str  # a digest of what the files define and reference: what the reference graph is made of
 
     def defs(self) -> dict[str, list[Tag]]:
         return {rel: info.defs for rel, info in self.infos.items()}
@@ -266,8 +267,8 @@ class RepoMap:
     def _graph(self, scan: Scan, top: int, query: str, focus: Iterable[str]):
         from . import export
 
-        signals, edges = self._signals(scan, focus, query=query)
-        ranked, file_rank = graph.rank(scan.infos, signals, edges)
+        signals, edges, every = self._signals(scan, focus, query=query)
+        ranked, file_rank = graph.rank(scan.infos, signals, edges, every)
         return export.ranked_graph(edges, file_rank, ranked, scan.sources, top)
 
     @_one_at_a_time
@@ -325,15 +326,18 @@ class RepoMap:
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> Scan:
         infos = self.indexer.refresh(stamps, tally)
-        return Scan(infos, Sources(self.root), tally.counts, self.indexer.content_state(list(stamps)))
+        return Scan(infos, Sources(self.root), tally.counts, self.indexer.content_state(list(stamps)),
+                    self.indexer.links_state(infos))
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
         return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query))
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
-                 mention_idents: Iterable[str] = (), query: str = "") -> tuple[Signals, graph.Edges]:
-        """What steers the ranking for a task, and the reference graph it runs on."""
+                 mention_idents: Iterable[str] = (), query: str = ""
+                 ) -> tuple[Signals, graph.Edges, graph.Definitions]:
+        """What steers the ranking for a task, the reference graph it runs on and the files'
+        definitions as columns."""
         files, mention_files = sorted(scan.infos), list(mention_files)
         names = self._names(scan) if query.strip() or mention_files else words.Names.of({})
         named = words.mentions(" ".join(mention_files), names)
@@ -346,7 +350,8 @@ class RepoMap:
             sharing=names.sharing(asked.terms),
             secondary={f for f in files if discover.is_secondary(f)},
         )
-        return signals, self._edges(scan, signals.secondary)
+        edges = self._edges(scan, signals.secondary)
+        return signals, edges, self._derived("definitions", scan.state, lambda: graph.Definitions.of(edges, scan.infos))
 
     def _names(self, scan: Scan) -> words.Names:
         """The defined names of this state of the files, indexed by sub-word."""
@@ -354,20 +359,21 @@ class RepoMap:
                              words.Names.from_bytes)
 
     def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
-        """The reference graph of this state of the files."""
-        return self._derived("edges", scan.state, lambda: graph.build_edges(scan.infos, secondary),
+        """The reference graph of what the files define and reference (unchanged by an edit
+        inside a body)."""
+        return self._derived("edges", scan.links, lambda: graph.build_edges(scan.infos, secondary),
                              graph.Edges.to_bytes, graph.Edges.from_bytes)
 
-    def _derived(self, kind: str, state: str, build, encode, decode):
+    def _derived(self, kind: str, state: str, build, encode=None, decode=None):
         """A structure made from one state of the files: kept in memory while no file changes,
-        else read from the index, else built (and stored when building took long enough that
-        reading it back is cheaper). One of each kind is kept in memory."""
+        else read from the index, else built (and stored, if it can be, when building took
+        long enough that reading it back is cheaper). One of each kind is kept in memory."""
         key = f"{kind}:{state}"
         kept = self._kept.get(kind)
         if kept is not None and kept[0] == key:
             return kept[1]
         self._kept.pop(kind, None)  # let the old one go before the new one is made
-        stored = self.indexer.store.blob(key)
+        stored = self.indexer.store.blob(key) if decode else None
         try:
             value = decode(stored) if stored else None
         except (ValueError, KeyError, OSError, EOFError, TypeError):
@@ -375,7 +381,7 @@ class RepoMap:
         if value is None:
             started = time.perf_counter()
             value = build()
-            if time.perf_counter() - started > SAVE_DERIVED_AFTER:
+            if encode and time.perf_counter() - started > SAVE_DERIVED_AFTER:
                 self.indexer.store.save_blob(key, encode(value))
         self._kept[kind] = (key, value)
         return value

@@ -71,8 +71,9 @@ class Definitions:
 class Edges:
     """The reference graph before a task's signals: one row per (source file, target file, name).
 
-    It depends only on the files' tags, so a chat loop builds it once and reuses it while
-    no file changes; a task's mentions and focus files only rescale rows.
+    It depends only on what each file defines and references (index.FileInfo.links), so a
+    chat loop builds it once and reuses it while no file changes that, as an edit inside a
+    body does not; a task's mentions and focus files only rescale rows.
     """
 
     files: list[str]
@@ -82,14 +83,6 @@ class Edges:
     name: np.ndarray  # index into names
     weight: np.ndarray
     external: np.ndarray  # per file: reference mass to names defined nowhere here
-    _defs: Definitions | None = field(default=None, repr=False, compare=False)
-
-    def definitions(self, infos: dict[str, FileInfo]) -> Definitions:
-        """The files' definitions as columns, made once per graph (the graph is kept while no
-        file changes, and every task asks for them)."""
-        if self._defs is None:
-            self._defs = Definitions.of(self, infos)
-        return self._defs
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
@@ -200,19 +193,20 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
     return [src, dst, name, weight * c.scale[dst], ref_file, external]
 
 
-def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None
+def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None, every: Definitions | None = None
          ) -> tuple[list[Ranked], dict[str, float]]:
     """Definitions best first (focus files left out) and each file's PageRank."""
-    defs, score, in_file, file_rank = scores(infos, signals, edges)
+    defs, score, in_file, file_rank = scores(infos, signals, edges, every)
     start = np.fromiter((tag.start_byte for tag in defs), dtype=np.int64, count=len(defs))
     order = np.lexsort((start, in_file, -score))  # files are in path order
     return [Ranked(value, defs[k]) for value, k in zip(score[order].tolist(), order.tolist())], file_rank
 
 
-def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None
-           ) -> tuple[list[Tag], np.ndarray, np.ndarray, dict[str, float]]:
+def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None,
+           every: Definitions | None = None) -> tuple[list[Tag], np.ndarray, np.ndarray, dict[str, float]]:
     """Every definition (focus files left out) in path order, then as its file lists them,
-    with its score and its file's number; and each file's PageRank."""
+    with its score and its file's number; and each file's PageRank. `every` is
+    Definitions.of(edges, infos), if the caller keeps it."""
     edges = edges or build_edges(infos, signals.secondary)
     files, n = edges.files, len(edges.files)
     weight = edges.weight.copy() if signals.mentioned_idents or signals.focus else edges.weight
@@ -223,7 +217,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
         focus = [i for i, path in enumerate(files) if path in signals.focus]
         weight[np.isin(edges.src, focus)] *= FOCUS_EDGE
 
-    every = edges.definitions(infos)
+    every = every or Definitions.of(edges, infos)
     # Only the names the task mentions or that share a sub-word with it can match.
     match = np.zeros(len(every.tags))
     mentioned = np.array([path in signals.mentioned_files for path in files], dtype=bool)[every.file]

@@ -37,6 +37,7 @@ class FileInfo:
     def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
     def_methods: bytes  # per def_name, 1 when every such definition of it is a method
     def_lines: array  # per def_name, the lines of its longest definition here (a stub is short)
+    links: bytes = b""  # a digest of the fields above but defs: equal digests, equal graph rows
 
 
 def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) -> FileInfo:
@@ -150,6 +151,11 @@ class Indexer:
     def state(stamps: dict[str, tuple[int, int]]) -> str:
         """A digest of the files' stamps: equal digests, equal tags (checked before reading anything)."""
         return _digest(f"{rel}\0{size}\0{changed}" for rel, (size, changed) in sorted(stamps.items()))
+
+    @staticmethod
+    def links_state(infos: dict[str, FileInfo]) -> str:
+        """A digest of what every file defines and references: the reference graph's input."""
+        return _digest(f"{rel}\0{info.links.hex()}" for rel, info in sorted(infos.items()))
 
     def content_state(self, rels: list[str]) -> str:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
@@ -269,7 +275,8 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
             return None
         info = None if body is None else FileInfo(list(starmap(Tag, body[0])), tuple(map(sys.intern, body[1])),
                                                   array("I", body[2]), tuple(map(sys.intern, body[3])), body[4],
-                                                  array("I", body[5]))
+                                                  array("I", body[5]),
+                                                  cache.hashlib.blake2b(marshal.dumps(body[1:]), digest_size=8).digest())
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None

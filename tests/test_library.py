@@ -53,3 +53,18 @@ def test_mentions_helper_for_chat_messages(repo):
     assert {"Cart", "total", "TAX_RATE"} <= idents
     text = repo.get_repo_map(mentioned_fnames=files, mentioned_idents=idents, max_tokens=60)
     assert "TAX_RATE" in text
+
+
+def test_a_kept_repomap_after_edits_equals_a_fresh_one(shop):
+    """The reference graph is kept across an edit that leaves what files define and use
+    alone; the map must still be the one a fresh RepoMap makes, and change when links do."""
+    kept = RepoMap(shop, tokens=300, use_cache=False)
+    kept.build()
+    cart = shop / "shop" / "cart.py"
+    source = cart.read_text()
+    cart.write_text(source.replace("    def total(", "    # a comment that moves every line below\n\n    def total("))
+    assert kept.build().text == RepoMap(shop, tokens=300, use_cache=False).build().text
+    cart.write_text(cart.read_text() + "\n\ndef loyalty(cart):\n    return format_money(cart.total())\n")
+    edited = kept.build(query="loyalty").text
+    assert "def loyalty(cart):" in edited
+    assert edited == RepoMap(shop, tokens=300, use_cache=False).build(query="loyalty").text
