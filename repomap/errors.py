@@ -23,11 +23,16 @@ class RepoMapError(Exception):
     exit_code = 2
 
     def __init__(self, message: str):
-        message = message.encode("utf-8", "backslashreplace").decode().replace("\n", "\\n")
-        super().__init__(message if len(message) <= WIDTH else message[:WIDTH] + "…")
+        super().__init__(clipped(message))
 
     def show(self) -> None:
         print(f"repomap: error: {self}", file=sys.stderr)
+
+
+def clipped(text: str) -> str:
+    """Text a message quotes (paths, IDs), on one line and at most WIDTH characters."""
+    text = text.encode("utf-8", "backslashreplace").decode().replace("\n", "\\n")
+    return text if len(text) <= WIDTH else text[:WIDTH] + "…"
 
 
 class ConfigError(RepoMapError):

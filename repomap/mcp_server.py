@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from .api import RepoMap
-from .errors import NotFound, RepoMapError
+from .errors import NotFound, RepoMapError, clipped
 from .tokens import priced
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
@@ -52,7 +52,7 @@ def server(repo: RepoMap) -> MCPServer:
             raise ToolError(f"tokens must be between 1 and {MAX_TOKENS}")
         missing = [f for f in focus or [] if not os.path.isfile(repo.root / f)]
         if missing:
-            raise ToolError(f"no such focus file: {', '.join(missing)} (paths are relative to {repo.root})")
+            raise ToolError(clipped(f"no such focus file: {', '.join(missing)} (paths are relative to {repo.root})"))
         result = _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=tokens))
         return _reply(repo, {"map": result.text}, result.shown_files, started)
 
@@ -79,7 +79,7 @@ def server(repo: RepoMap) -> MCPServer:
             try:
                 snippet = _answer(lambda: repo.retrieve(target))
             except ToolError as exc:
-                results.append({"id": target, "error": str(exc)})
+                results.append({"id": clipped(target), "error": str(exc)})
                 continue
             paths.add(snippet.tag.path)
             results.append({"id": snippet.tag.id, "lines": f"{snippet.start_line}-{snippet.end_line}",

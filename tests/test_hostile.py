@@ -118,9 +118,11 @@ def test_long_paths_through_mcp():
                 await session.call_tool("repo_map", {"focus": [LONG_PATH], "tokens": 100}))
 
     retrieved, mapped = session_run(body)
-    assert retrieved.is_error and "no source file a/a/a" in retrieved.content[0].text
-    assert len(retrieved.content[0].text) < 400
-    assert not mapped.is_error
+    results = json.loads(retrieved.content[0].text)["results"]
+    assert "no source file a/a/a" in results[0]["error"] and results[1]["source"].startswith("def format_money")
+    assert len(retrieved.content[0].text) < 1500
+    assert mapped.is_error and "no such focus file: a/a/a" in mapped.content[0].text
+    assert len(mapped.content[0].text) < 400
 
 
 def test_long_paths_through_the_api(shop):
