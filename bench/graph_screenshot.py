@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -16,23 +15,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from browser import Browser  # noqa: E402
-
-CORPORA = HERE / ".corpora"
-
-
-def flask() -> Path:
-    target = CORPORA / "flask"
-    if not target.exists():
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
-                        "flask==3.1.0", "-d", str(CORPORA)], check=True, capture_output=True)
-        with tarfile.open(CORPORA / "flask-3.1.0.tar.gz") as tar:
-            tar.extractall(target, filter="data")
-    return target / "flask-3.1.0"
+from speed import sdist  # noqa: E402
 
 
 def main() -> int:
     page = Path(tempfile.mkdtemp()) / "graph.html"
-    subprocess.run([sys.executable, "-m", "repomap", "graph", str(flask()), "--output", str(page), "--no-cache"],
+    subprocess.run([sys.executable, "-m", "repomap", "graph", str(sdist("flask", "3.1.0")), "--output", str(page), "--no-cache"],
                    check=True)
     browser = Browser(1280, 800)
     try:

@@ -95,24 +95,24 @@ QUERIES = ["where do we retry a failed connection", "parse the configuration fil
            "Fix the bug in the cache when the key is missing", "validate user input", "matrix determinant"]
 
 
-def django() -> Path:
-    target = CORPORA / "django"
+def sdist(name: str, version: str) -> Path:
+    """A PyPI source distribution, downloaded and unpacked once into bench/.corpora/NAME."""
+    target = CORPORA / name
     if not target.exists():
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
-                        "django==5.2", "-d", str(CORPORA)], check=True, capture_output=True)
-        with tarfile.open(glob.glob(str(CORPORA / "[Dd]jango-5.2.tar.gz"))[0]) as tar:
+                        f"{name}=={version}", "-d", str(CORPORA)], check=True, capture_output=True)
+        archive = next(p for p in CORPORA.glob("*.tar.gz") if p.name.lower() == f"{name}-{version}.tar.gz")
+        with tarfile.open(archive) as tar:
             tar.extractall(target, filter="data")
-    return target / "django-5.2" if (target / "django-5.2").exists() else target / "Django-5.2"
+    return next(p for p in target.iterdir() if p.name.lower() == f"{name}-{version}")
+
+
+def django() -> Path:
+    return sdist("django", "5.2")
 
 
 def sympy() -> Path:
-    target = CORPORA / "sympy"
-    if not target.exists():
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
-                        "sympy==1.13.3", "-d", str(CORPORA)], check=True, capture_output=True)
-        with tarfile.open(CORPORA / "sympy-1.13.3.tar.gz") as tar:
-            tar.extractall(target, filter="data")
-    return target / "sympy-1.13.3"
+    return sdist("sympy", "1.13.3")
 
 
 def gin() -> Path:
