@@ -242,8 +242,6 @@ class RepoMap:
     def graph(self, top: int = 60, query: str = "", focus: Iterable[str] = ()):
         """The ranked file graph (a networkx.DiGraph) of the `top` best files, as the map ranks
         them for this task; repomap.export writes it out."""
-        from . import export  # networkx is imported only by those who ask for the graph
-
         return self._graph(self.scan(), top, query, focus)
 
     @_one_at_a_time
@@ -256,7 +254,8 @@ class RepoMap:
         tally = discover.Tally()
         stamps = self._stamps(None, focus, tally)
         key = "graph:" + cache.content_hash(json.dumps([self.indexer.state(stamps), fmt, top, query, focus,
-                                                        self.indexer.max_file_size]).encode())
+                                                        self.indexer.max_file_size,
+                                                        self.indexer.parse_timeout]).encode())
         stored = self.indexer.store.blob(key)
         if stored:
             return stored.decode("utf-8")
@@ -265,7 +264,7 @@ class RepoMap:
         return text
 
     def _graph(self, scan: Scan, top: int, query: str, focus: Iterable[str]):
-        from . import export
+        from . import export  # networkx is imported only by those who ask for the graph
 
         signals, edges, every = self._signals(scan, focus, query=query)
         ranked, file_rank = graph.rank(scan.infos, signals, edges, every)
