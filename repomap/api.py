@@ -50,7 +50,7 @@ class Scan:
     sources: Sources
     notes: dict[str, int]
     state: str  # a digest of the files' contents
-    links: str  # a digest of what the files define and reference: what the reference graph is made of
+    links: str  # a digest of what the files define and reference: what the graph and names are made of
 
     def defs(self) -> dict[str, list[Tag]]:
         return {rel: info.defs for rel, info in self.infos.items()}
@@ -235,8 +235,13 @@ class RepoMap:
             return self._terms.postings({rel: scan.infos[rel].defs for rel in sorted(rels)},
                                         {f for f in rels if discover.is_secondary(f)})
 
-        return self._derived("postings", scan.state, build, Postings.to_bytes, lambda data: Postings.from_bytes(
-            data, [t for rel in sorted(scan.infos) for t in scan.infos[rel].defs]))
+        def decode(data: bytes) -> Postings:
+            postings = Postings.from_bytes(data, [t for rel in sorted(scan.infos) for t in scan.infos[rel].defs])
+            self._terms.seed(postings, [(rel, self.indexer.digest(rel), sum(not t.local for t in scan.infos[rel].defs))
+                                        for rel in sorted(scan.infos)])
+            return postings
+
+        return self._derived("postings", scan.state, build, Postings.to_bytes, decode)
 
     @_one_at_a_time
     def graph(self, top: int = 60, query: str = "", focus: Iterable[str] = ()):
@@ -353,8 +358,9 @@ class RepoMap:
         return signals, edges, self._derived("definitions", scan.state, lambda: graph.Definitions.of(edges, scan.infos))
 
     def _names(self, scan: Scan) -> words.Names:
-        """The defined names of this state of the files, indexed by sub-word."""
-        return self._derived("names", scan.state, lambda: words.Names.of(scan.infos), words.Names.to_bytes,
+        """The defined names of this state of the files, indexed by sub-word (kept while no
+        file changes what it defines)."""
+        return self._derived("names", scan.links, lambda: words.Names.of(scan.infos), words.Names.to_bytes,
                              words.Names.from_bytes)
 
     def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:

@@ -37,7 +37,7 @@ class FileInfo:
     def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
     def_methods: bytes  # per def_name, 1 when every such definition of it is a method
     def_lines: array  # per def_name, the lines of its longest definition here (a stub is short)
-    links: bytes = b""  # a digest of the fields above but defs: equal digests, equal graph rows
+    links: bytes = b""  # a digest of the fields above but defs, and of every definition's name
 
 
 def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) -> FileInfo:
@@ -152,6 +152,10 @@ class Indexer:
         """A digest of the files' stamps: equal digests, equal tags (checked before reading anything)."""
         return _digest(f"{rel}\0{size}\0{changed}" for rel, (size, changed) in sorted(stamps.items()))
 
+    def digest(self, rel: str) -> str:
+        """The content hash of a file tagged in the last refresh."""
+        return self._known[rel].digest
+
     @staticmethod
     def links_state(infos: dict[str, FileInfo]) -> str:
         """A digest of what every file defines and references: the reference graph's input."""
@@ -212,6 +216,18 @@ def _changed(info: os.stat_result) -> int:
     return (info.st_mtime_ns ^ (info.st_ctime_ns << 1) ^ info.st_ino) & ((1 << 63) - 1)
 
 
+def _links(body: tuple) -> bytes:
+    """What the reference graph and the defined names are made of, as one digest: the names
+    a file references and defines (with counts, kinds and sizes), not where they are."""
+    _, ref_names, ref_counts, def_names, def_methods, def_lines = body
+    digest = cache.hashlib.blake2b(digest_size=8)  # not marshal: its bytes vary with reference counts
+    for part in (ref_names, def_names, [row[_NAME] for row in body[0]]):
+        digest.update("\0".join(part).encode("utf-8", "surrogatepass") + b"\1")
+    for part in (ref_counts, def_methods, def_lines):
+        digest.update(part + b"\1")
+    return digest.digest()
+
+
 def _utf8(name: str) -> bool:
     try:
         name.encode("utf-8")
@@ -259,6 +275,7 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
 
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
+_NAME = [f.name for f in fields(Tag)].index("name")
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
@@ -276,7 +293,7 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         info = None if body is None else FileInfo(list(starmap(Tag, body[0])), tuple(map(sys.intern, body[1])),
                                                   array("I", body[2]), tuple(map(sys.intern, body[3])), body[4],
                                                   array("I", body[5]),
-                                                  cache.hashlib.blake2b(marshal.dumps(body[1:]), digest_size=8).digest())
+                                                  _links(body))
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None

@@ -114,6 +114,22 @@ class Terms:
         for rel in set(self._files) - rels:
             del self._files[rel]
 
+    def seed(self, postings: Postings, files: list[tuple[str, str, int]]) -> None:
+        """Take each file's documents from stored postings, so that after an edit only the
+        edited file's terms are read again. `files`: (path, content hash, definitions outside
+        function bodies) in the postings' order of files."""
+        if self._files:
+            return
+        self.words = dict(postings.words)
+        first = 0
+        for rel, digest, own in files:
+            last = first + own
+            rows = slice(*np.searchsorted(postings.doc, [first, last]).tolist())
+            self._files[rel] = (digest, FileTerms(postings.signatures[first:last], postings.texts[first:last],
+                                                  postings.doc[rows] - first, postings.word[rows],
+                                                  postings.count[rows]))
+            first = last
+
     def postings(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Postings:
         """The postings of these files' definitions outside function bodies; `defs` in the
         order of graph.scores (the prior comes from there)."""
@@ -131,8 +147,8 @@ class Terms:
         join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
         factor = np.array([(SECONDARY_HIT if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
                            for t in tags])
-        return Postings(tags, sigs, _copies(tags, copies), factor, join(doc, np.int32), join(word, np.int32),
-                        join(count, np.float64), self.words, np.array(positions, dtype=np.int64))
+        return Postings(tags, sigs, copies, factor, join(doc, np.int32), join(word, np.int32),
+                        join(count, np.float64), dict(self.words), np.array(positions, dtype=np.int64))
 
 
 def _kind_factor(kind: str) -> float:
@@ -150,12 +166,13 @@ class Postings:
     state of the files (and stored when that was slow); a query touches only the rows of its
     own words."""
 
-    def __init__(self, defs: list[Tag], signatures: list[str], copies: np.ndarray, factor: np.ndarray,
+    def __init__(self, defs: list[Tag], signatures: list[str], texts: list[bytes], factor: np.ndarray,
                  doc: np.ndarray, word: np.ndarray, count: np.ndarray, words: dict[str, int],
-                 positions: np.ndarray):
+                 positions: np.ndarray, copies: np.ndarray | None = None):
         self.defs = defs
         self.signatures = signatures
-        self.copies = copies  # per definition, a number its copies share (_copies)
+        self.texts = texts  # a hash of each definition's own text
+        self.copies = _copies(defs, texts) if copies is None else copies  # a number copies share
         self.factor = factor  # per definition: secondary, kind and length
         self.doc, self.word, self.count = doc, word, count
         self.words = words
@@ -167,8 +184,9 @@ class Postings:
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
         text = "\n".join(self.words).encode() + b"\1" + "\0".join(self.signatures).encode("utf-8", "surrogatepass")
-        np.savez(buffer, copies=self.copies, factor=self.factor, doc=self.doc, word=self.word, count=self.count,
-                 positions=self.positions, text=np.frombuffer(text, dtype=np.uint8))
+        np.savez(buffer, texts=np.frombuffer(b"".join(self.texts), dtype=np.uint8), copies=self.copies,
+                 factor=self.factor, doc=self.doc,
+                 word=self.word, count=self.count, positions=self.positions, text=np.frombuffer(text, dtype=np.uint8))
         return buffer.getvalue()
 
     @classmethod
@@ -179,10 +197,12 @@ class Postings:
         words = words.decode().split("\n") if words else []
         signatures = signatures.decode("utf-8", "surrogatepass").split("\0")
         own = [t for t in defs if not t.local]
-        if len(signatures) != len(own) or len(set(words)) != len(words):
+        texts = arrays["texts"].tobytes()
+        if len(signatures) != len(own) or len(set(words)) != len(words) or len(texts) != 8 * len(own):
             raise ValueError("stored postings of other definitions")
-        return cls(own, signatures, arrays["copies"], arrays["factor"], arrays["doc"], arrays["word"],
-                   arrays["count"], {w: i for i, w in enumerate(words)}, arrays["positions"])
+        return cls(own, signatures, [texts[i:i + 8] for i in range(0, len(texts), 8)], arrays["factor"],
+                   arrays["doc"], arrays["word"], arrays["count"], {w: i for i, w in enumerate(words)},
+                   arrays["positions"], arrays["copies"])
 
     def search(self, query: str, scores: np.ndarray, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
         """The best definitions for `query`; `scores` are the map's, from graph.scores."""

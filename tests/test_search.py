@@ -82,3 +82,21 @@ def test_code_comes_before_a_constant_that_matches_as_well(tmp_path):
     (tmp_path / "net.py").write_text("RETRY_TIMEOUT = 30\n\n\ndef retry_timeout(seconds):\n    return seconds\n")
     assert ids(run("search", "retry timeout", "--root", tmp_path)) == [
         "net.py::retry_timeout#function", "net.py::RETRY_TIMEOUT#constant"]
+
+
+def test_search_after_an_edit_in_a_repomap_that_read_stored_postings(shop, tmp_path, monkeypatch):
+    """Postings read from the index seed the per-file terms, so an edit reads one file again;
+    the answers must be those of a fresh RepoMap."""
+    from repomap import RepoMap, api
+
+    monkeypatch.setattr(api, "SAVE_DERIVED_AFTER", 0.0)  # store every derived structure
+    cache = tmp_path / "cache"
+    query = "receipt of the cart total in money"
+    RepoMap(shop, cache_dir=cache).search(query)
+    kept = RepoMap(shop, cache_dir=cache)
+    assert kept.search(query) == RepoMap(shop, use_cache=False).search(query)
+    cart = shop / "shop" / "cart.py"
+    cart.write_text(cart.read_text() + "\n\ndef money_receipt(cart):\n    return receipt(cart.total())\n")
+    found = kept.search(query, limit=10)
+    assert "shop/cart.py::money_receipt#function" in [h.tag.id for h in found]
+    assert found == RepoMap(shop, use_cache=False).search(query, limit=10)
