@@ -167,42 +167,46 @@ def measure(command: list[str]) -> tuple[float, float, str]:
 
 
 def bench(name: str, root: Path) -> None:
+    """Each row is printed as soon as it is measured: a corpus that runs out of time still
+    shows the rows it reached."""
+    print(f"\n{name}: {root}", flush=True)
     cache_dir = Path(tempfile.mkdtemp(prefix="repomap-bench-"))
     repomap = [sys.executable, "-m", "repomap", "map", str(root), "--tokens", "1024", "--cache-dir", str(cache_dir)]
-    floor = measure([sys.executable, "-c", FLOOR, str(root)])
-    cold = measure(repomap)
-    warm = measure(repomap)
+    floor = row("parse-only floor (1 process)", measure([sys.executable, "-c", FLOOR, str(root)]))
+    cold = row("cold map", measure(repomap))
+    warm = row("warm map", measure(repomap))
     graph = [sys.executable, "-m", "repomap", "graph", str(root), "--cache-dir", str(cache_dir)]
     measure(graph)  # the first one ranks and lays out
-    graphed = measure(graph)
+    graphed = row("warm graph (html)", measure(graph))
     victim = root / next(p for p in sorted(cold[2].splitlines()) if p.endswith(":") and not p.startswith(" "))[:-1]
     os.utime(victim)
-    touched = measure(repomap)
+    row("warm, one file touched", measure(repomap))
     with open(victim, "a", encoding="utf-8") as f:
         f.write("\n")
-    edited = measure(repomap)
+    row("warm, one file edited", measure(repomap))
     _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim)])
-    kept = (float(out), rss, "")
+    row("edited, RepoMap kept (chat)", (float(out), rss, ""))
     search = [sys.executable, "-m", "repomap", "search", QUERIES[0], "--root", str(root), "--cache-dir", str(cache_dir)]
     measure(search)  # the first search after the edit above
-    searched = measure(search)
+    row("warm search", measure(search))
     _, rss, out = measure([sys.executable, "-c", SEARCH_KEPT.replace("QUERIES", repr(QUERIES)), str(root),
                            str(cache_dir), str(victim)])
     median, slowest, after_edit = map(float, out.split())
-    _, mcp_rss, out = measure([sys.executable, "-c", MCP_FIRST, str(root), str(cache_dir), QUERIES[1]])
+    row("search, kept: median", (median, rss, ""))
+    row("search, kept: slowest", (slowest, rss, ""))
+    row("search, kept: after an edit", (after_edit, rss, ""))
+    _, rss, out = measure([sys.executable, "-c", MCP_FIRST, str(root), str(cache_dir), QUERIES[1]])
+    row("MCP start + first search", (float(out), rss, ""))
     shutil.rmtree(cache_dir)
-    rows = [("parse-only floor (1 process)", floor), ("cold map", cold), ("warm map", warm), ("warm graph (html)", graphed),
-            ("warm, one file touched", touched), ("warm, one file edited", edited),
-            ("edited, RepoMap kept (chat)", kept), ("warm search", searched),
-            ("search, kept: median", (median, rss, "")), ("search, kept: slowest", (slowest, rss, "")),
-            ("search, kept: after an edit", (after_edit, rss, "")),
-            ("MCP start + first search", (float(out), mcp_rss, ""))]
-    print(f"\n{name}: {root}")
-    for label, (seconds, rss, _) in rows:
-        print(f"  {label:30} {seconds:8.2f} s {rss:8.0f} MB")
     print(f"  cold / floor = {cold[0] / floor[0]:.2f}   warm / cold = {warm[0] / cold[0]:.3f}   "
           f"warm graph - warm map = {graphed[0] - warm[0]:+.2f} s")
     print("  top of the map: " + " | ".join(line for line in cold[2].splitlines()[:12] if line.endswith(":")))
+
+
+def row(label: str, measured: tuple[float, float, str]) -> tuple[float, float, str]:
+    seconds, rss, _ = measured
+    print(f"  {label:30} {seconds:8.2f} s {rss:8.0f} MB", flush=True)
+    return measured
 
 
 def main() -> int:
