@@ -84,8 +84,9 @@ def _one_at_a_time(method):
     return locked
 
 
-def _map_key(state: str, request: list) -> str:
-    return "map:" + cache.content_hash(json.dumps([state, request]).encode())
+def _answer_key(kind: str, state: str, request: list) -> str:
+    """Where a whole answer (a map, a graph export) to `request` on files in `state` is stored."""
+    return f"{kind}:" + cache.content_hash(json.dumps([state, request]).encode())
 
 
 class RepoMap:
@@ -188,7 +189,7 @@ class RepoMap:
             saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
                      "ignored": tally.ignored}
             for state in {self.indexer.state(stamps), scan.state}:
-                self.indexer.store.save_blob(_map_key(state, request), json.dumps(saved).encode())
+                self.indexer.store.save_blob(_answer_key("map", state, request), json.dumps(saved).encode())
         return MapResult(text, used, order, ranked, scan.notes, shown_files, tally.ignored)
 
     def file_tokens(self, paths: Iterable[str]) -> int:
@@ -208,7 +209,7 @@ class RepoMap:
         return self._memo
 
     def _stored_map(self, state: str, request: list) -> MapResult | None:
-        stored = self.indexer.store.blob(_map_key(state, request))
+        stored = self.indexer.store.blob(_answer_key("map", state, request))
         try:
             saved = json.loads(stored) if stored else None
             result = MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"],
@@ -260,9 +261,8 @@ class RepoMap:
         focus = list(focus)
         tally = discover.Tally()
         stamps = self._stamps(None, focus, tally)
-        key = "graph:" + cache.content_hash(json.dumps([self.indexer.state(stamps), fmt, top, query, focus,
-                                                        self.indexer.max_file_size,
-                                                        self.indexer.parse_timeout]).encode())
+        key = _answer_key("graph", self.indexer.state(stamps), [fmt, top, query, focus, self.indexer.max_file_size,
+                                                               self.indexer.parse_timeout])
         stored = self.indexer.store.blob(key)
         if stored:
             return stored.decode("utf-8")

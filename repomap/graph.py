@@ -213,23 +213,26 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     if signals.mentioned_idents:
         mentioned = [i for i, name in enumerate(edges.names) if name in signals.mentioned_idents]
         weight[np.isin(edges.name, mentioned)] *= MENTIONED_NAME
+    # Per file: what the task and the chat say of it, and how much a secondary file counts.
+    in_focus = np.array([path in signals.focus for path in files], dtype=bool)
+    named = np.array([path in signals.mentioned_files for path in files], dtype=bool)
+    scale = np.array([SECONDARY_FILE if path in signals.secondary else 1.0 for path in files])
     if signals.focus:
-        focus = [i for i, path in enumerate(files) if path in signals.focus]
-        weight[np.isin(edges.src, focus)] *= FOCUS_EDGE
+        weight[in_focus[edges.src]] *= FOCUS_EDGE
 
     every = every or Definitions.of(edges, infos)
     # Only the names the task mentions or that share a sub-word with it can match.
     match = np.zeros(len(every.tags))
-    mentioned = np.array([path in signals.mentioned_files for path in files], dtype=bool)[every.file]
+    mentioned = named[every.file]
     if signals.terms or signals.mentioned_idents:
         by_name = np.zeros(len(every.names))
         for name in (signals.sharing | signals.mentioned_idents) & every.names.keys():
             by_name[every.names[name]] = _match(name, signals)
         match = by_name[every.name]
         mentioned |= np.isin(every.name, [every.names[n] for n in signals.mentioned_idents if n in every.names])
-    personal = _personalization(files, signals, every, match)
+    personal = _personalization(scale, in_focus, named, every, match)
     file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
-    kept = ~np.isin(every.file, [i for i, path in enumerate(files) if path in signals.focus])
+    kept = ~in_focus[every.file]
     defs = every.tags if kept.all() else [every.tags[k] for k in np.flatnonzero(kept).tolist()]
     in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
     received = _inflow(edges, weight, file_rank, every.key[kept], max(len(edges.names), 1))
@@ -237,7 +240,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     # What the task names counts as if referenced by its own file, whatever the graph says.
     own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
     score = (received + own * file_rank[in_file]) * (1.0 + match)
-    score *= np.array([SECONDARY_FILE if path in signals.secondary else 1.0 for path in files])[in_file]
+    score *= scale[in_file]
     return defs, score, in_file, dict(zip(files, file_rank.tolist()))
 
 
@@ -316,12 +319,13 @@ def _match(name: str, signals: Signals) -> float:
     return sum(signals.terms.get(p, 0.0) for p in parts) / math.sqrt(len(parts))
 
 
-def _personalization(files: list[str], signals: Signals, every: Definitions, match: np.ndarray) -> np.ndarray:
+def _personalization(scale: np.ndarray, in_focus: np.ndarray, named: np.ndarray, every: Definitions,
+                     match: np.ndarray) -> np.ndarray:
     """Every file a little (secondary ones less); chat and mentioned files, and files whose
     definitions match the task (`match`: per definition), much more."""
-    personal = np.array([SECONDARY_FILE if path in signals.secondary else 1.0 for path in files])
-    personal += FOCUS_FILE * np.array([path in signals.focus for path in files])
-    personal += MENTIONED_FILE * np.array([path in signals.mentioned_files for path in files])
-    best = np.zeros(len(files))
+    personal = scale.copy()
+    personal += FOCUS_FILE * in_focus
+    personal += MENTIONED_FILE * named
+    best = np.zeros(len(scale))
     np.maximum.at(best, every.file, match)
     return personal + MATCHING_FILE * best

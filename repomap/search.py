@@ -85,7 +85,7 @@ class FileTerms:
     """One file's search documents, decoded: rows of (definition, word id, count)."""
 
     signatures: list[str]
-    copies: list[bytes]  # a hash of each definition's own text
+    texts: list[bytes]  # a hash of each definition's own text (copies share it)
     doc: np.ndarray  # definition number within the file, per row
     word: np.ndarray  # word id in Terms.words, per row
     count: np.ndarray  # how often, per row
@@ -133,7 +133,7 @@ class Terms:
     def postings(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Postings:
         """The postings of these files' definitions outside function bodies; `defs` in the
         order of graph.scores (the prior comes from there)."""
-        tags, sigs, copies, doc, word, count, positions, offset = [], [], [], [], [], [], [], 0
+        tags, sigs, texts, doc, word, count, positions, offset = [], [], [], [], [], [], [], 0
         for rel, file_defs in defs.items():
             own = self._files[rel][1]
             doc.append(own.doc + len(tags))
@@ -141,13 +141,13 @@ class Terms:
             offset += len(file_defs)
             tags += [t for t in file_defs if not t.local]
             sigs += own.signatures
-            copies += own.copies
+            texts += own.texts
             word.append(own.word)
             count.append(own.count)
         join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
         factor = np.array([(SECONDARY_HIT if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
                            for t in tags])
-        return Postings(tags, sigs, copies, factor, join(doc, np.int32), join(word, np.int32),
+        return Postings(tags, sigs, texts, factor, join(doc, np.int32), join(word, np.int32),
                         join(count, np.float64), dict(self.words), np.array(positions, dtype=np.int64))
 
 
@@ -185,8 +185,8 @@ class Postings:
         buffer = io.BytesIO()
         text = "\n".join(self.words).encode() + b"\1" + "\0".join(self.signatures).encode("utf-8", "surrogatepass")
         np.savez(buffer, texts=np.frombuffer(b"".join(self.texts), dtype=np.uint8), copies=self.copies,
-                 factor=self.factor, doc=self.doc,
-                 word=self.word, count=self.count, positions=self.positions, text=np.frombuffer(text, dtype=np.uint8))
+                 factor=self.factor, doc=self.doc, word=self.word, count=self.count, positions=self.positions,
+                 text=np.frombuffer(text, dtype=np.uint8))
         return buffer.getvalue()
 
     @classmethod
@@ -209,15 +209,14 @@ class Postings:
         wanted = set(terms(query))
         title = set(terms(query.strip().split("\n", 1)[0]))
         n = len(self.defs)
-        frequency = {t: int(self.doc_freq[self.words[t]]) if t in self.words else 0 for t in wanted}
+        ids = {t: self.words[t] for t in wanted if t in self.words}  # a word no definition has: df 0
+        frequency = {t: int(self.doc_freq[ids[t]]) if t in ids else 0 for t in wanted}
         idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) * (1 + TITLE * (t in title))
                for t, df in frequency.items()}  # a one-line query: every word alike
         total_idf = sum(idf.values()) or 1.0
-        weight = np.zeros(len(self.words) + 1)
-        for t, value in idf.items():
-            if t in self.words:
-                weight[self.words[t]] = value
-        rows = np.flatnonzero(np.isin(self.word, [self.words[t] for t in wanted if t in self.words]))
+        weight = np.zeros(len(self.words))
+        weight[list(ids.values())] = [idf[t] for t in ids]
+        rows = np.flatnonzero(np.isin(self.word, list(ids.values())))
         doc, tf, w = self.doc[rows], self.count[rows], weight[self.word[rows]]
         per_row = w * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg_length))
         score = np.bincount(doc, weights=per_row, minlength=n)
