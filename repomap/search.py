@@ -97,11 +97,14 @@ class Terms:
     def __init__(self):
         self.words: dict[str, int] = {}
         self._files: dict[str, tuple[str, FileTerms]] = {}
+        self._seed: tuple[Postings, list[tuple[str, str, int]]] | None = None
 
     def known(self, rel: str, digest: str) -> bool:
+        self._unpack()
         return self._files.get(rel, ("",))[0] == digest
 
     def add(self, rel: str, digest: str, payload: bytes) -> None:
+        self._unpack()
         rows = marshal.loads(payload)
         ids = self.words
         doc = np.repeat(np.arange(len(rows), dtype=np.int32), [len(r[2]) for r in rows])
@@ -111,28 +114,36 @@ class Terms:
         self._files[rel] = (digest, FileTerms([r[0] for r in rows], [r[1] for r in rows], doc, word, count))
 
     def forget_others(self, rels: set[str]) -> None:
+        self._unpack()
         for rel in set(self._files) - rels:
             del self._files[rel]
 
     def seed(self, postings: Postings, files: list[tuple[str, str, int]]) -> None:
         """Take each file's documents from stored postings, so that after an edit only the
         edited file's terms are read again. `files`: (path, content hash, definitions outside
-        function bodies) in the postings' order of files."""
-        if self._files:
+        function bodies) in the postings' order of files. They are split when first needed:
+        a one-shot search never needs them."""
+        if not self._files:
+            self._seed = (postings, files)
+
+    def _unpack(self) -> None:
+        if self._seed is None:
             return
+        (postings, files), self._seed = self._seed, None
         self.words = dict(postings.words)
-        first = 0
-        for rel, digest, own in files:
-            last = first + own
-            rows = slice(*np.searchsorted(postings.doc, [first, last]).tolist())
+        ends = np.cumsum([own for _, _, own in files], dtype=np.int64)
+        rows = np.searchsorted(postings.doc, np.concatenate([[0], ends]).astype(postings.doc.dtype)).tolist()
+        for k, (rel, digest, own) in enumerate(files):
+            first, last = int(ends[k]) - own, int(ends[k])
+            part = slice(rows[k], rows[k + 1])
             self._files[rel] = (digest, FileTerms(postings.signatures[first:last], postings.texts[first:last],
-                                                  postings.doc[rows] - first, postings.word[rows],
-                                                  postings.count[rows]))
-            first = last
+                                                  postings.doc[part] - first, postings.word[part],
+                                                  postings.count[part]))
 
     def postings(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Postings:
         """The postings of these files' definitions outside function bodies; `defs` in the
         order of graph.scores (the prior comes from there)."""
+        self._unpack()
         tags, sigs, texts, doc, word, count, positions, offset = [], [], [], [], [], [], [], 0
         for rel, file_defs in defs.items():
             own = self._files[rel][1]
