@@ -25,10 +25,10 @@ from .tokens import count_tokens
 
 
 # Seconds of building that make a derived structure (graph, names, postings) worth storing:
-# writing a small one costs more than building it again. At 0.25 s Django's and sympy's graphs
-# (about 0.15-0.2 s) were built anew by every CLI search; at 0.05 s a warm sympy search went
-# 0.75-0.9 s -> 0.55 s (measured by hand, `repomap search` three times each).
-SAVE_DERIVED_AFTER = 0.05
+# writing a small one costs more than building it again. 0.05 s was tried and measured no
+# faster for a warm CLI search (runs 2-5 of 5 each, 0.25 against 0.05: Django 0.90-1.11 s against
+# 0.81-1.04 s, sympy 0.66-1.19 s against 0.69-0.71 s), and writes more after every edit.
+SAVE_DERIVED_AFTER = 0.25
 MEMO_KEY = "token-counts"
 MEMO_COUNTS = 4096  # the newest token counts kept
 
