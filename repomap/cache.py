@@ -88,15 +88,15 @@ def _renew(db: sqlite3.Connection, key: str, stamp: str, tables: tuple[str, ...]
 
 
 def _grammar_versions() -> str:
-    """tree-sitter and every grammar package installed beside the language pack (it depends on
-    some that are released on their own), by their dist-info folders: importlib.metadata
-    would cost more to import than a warm map takes."""
+    """tree-sitter and every grammar package installed beside it and the language pack (which
+    depends on some that are released on their own), by their dist-info folders:
+    importlib.metadata would cost more to import than a warm map takes, and tree-sitter 0.25
+    has no __version__."""
     import tree_sitter
     import tree_sitter_language_pack
 
-    site = Path(tree_sitter_language_pack.__file__).resolve().parent.parent
-    installed = sorted(p.name for p in site.glob("tree_sitter*.dist-info"))
-    return ",".join([f"tree_sitter-{tree_sitter.__version__}", *installed])
+    sites = {Path(module.__file__).resolve().parent.parent for module in (tree_sitter, tree_sitter_language_pack)}
+    return ",".join(sorted(p.name for site in sites for p in site.glob("tree_sitter*.dist-info")))
 
 
 class Store:

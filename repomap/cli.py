@@ -14,6 +14,7 @@ import traceback
 from pathlib import Path, PurePosixPath
 
 from . import __version__, config, tags
+from .aider_drop_in import run_aider
 from .api import RepoMap
 from .config import DEFAULTS
 from .errors import NotFound, Refused, RepoMapError
@@ -29,12 +30,20 @@ HEADER_START = HEADER[:HEADER.index(":")].encode()  # how a file that `write` ma
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["aider"]:  # everything after it is Aider's, unparsed
+        return _guarded(lambda: run_aider(argv[1:]))
     args = _parser().parse_args(argv)
     targets = getattr(args, "targets", [])
     if args.root_path is None and len(targets) > 1 and os.path.isdir(targets[-1]):
         args.root_path = targets.pop()  # `retrieve ID... PATH`: an ID never names a folder
+    return _guarded(lambda: args.run(args))
+
+
+def _guarded(run) -> int:
+    """Run a command; what goes wrong becomes a message and an exit status, not a traceback."""
     try:
-        return args.run(args)
+        return run()
     except RepoMapError as exc:
         exc.show()
         return exc.exit_code
@@ -128,6 +137,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--print-config", choices=("claude", "cursor", "vscode"),
                    help="print the client's config snippet for this repository (with this repomap's full path) and exit")
     p.set_defaults(run=_run_mcp)
+
+    commands.add_parser("aider", help="run Aider with repomap's map in place of its own: repomap aider [AIDER ARGS...]",
+                        description="Start Aider (pip install 'repomap[aider]') with its own arguments; "
+                                    "its repository map is drawn by repomap.", add_help=False)
     return parser
 
 

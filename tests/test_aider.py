@@ -1,0 +1,157 @@
+"""The Aider drop-in: AiderRepoMap keeps Aider's contract, and `repomap aider` starts the real
+Aider (aider-chat, installed by the `aider` extra) with repomap's map in place of its own."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, git, git_init, run
+from repomap import RepoMap
+from repomap.aider_drop_in import AiderRepoMap
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+PREFIX = "Files of the {other}repository:\n"
+
+
+class Recorder:
+    """Aider's InputOutput, as far as the map uses it."""
+
+    def __init__(self):
+        self.said = []
+
+    def tool_output(self, text):
+        self.said.append(("output", text))
+
+    def tool_error(self, text):
+        self.said.append(("error", text))
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p) for p in root.rglob("*") if p.is_file()}
+
+
+def test_constructor_and_attributes_are_aiders(shop):
+    io = Recorder()
+    drop_in = AiderRepoMap(512, str(shop), None, io, PREFIX, False, 32000, map_mul_no_files=2, refresh="files")
+    assert (drop_in.max_map_tokens, drop_in.map_mul_no_files, drop_in.refresh) == (512, 2, "files")
+    assert (drop_in.max_context_window, drop_in.repo_content_prefix) == (32000, PREFIX)
+
+
+def test_chat_files_keep_the_budget_and_the_map_leaves_them_out(shop):
+    drop_in = AiderRepoMap(200, shop, repo_content_prefix=PREFIX, max_context_window=32000)
+    cart = str(shop / "shop/cart.py")
+    text = drop_in.get_repo_map({cart}, _files(shop) - {cart})
+    expected = RepoMap(shop).build(focus=[cart], tokens=200).text
+    assert text == "Files of the other repository:\n" + expected
+    assert "shop/cart.py" not in expected
+
+
+def test_an_empty_chat_gets_the_larger_budget_within_the_window(shop):
+    files = _files(shop)
+    wide = AiderRepoMap(100, shop, max_context_window=4096 + 300, map_mul_no_files=8)
+    assert wide.get_repo_map(set(), files) == RepoMap(shop).build(tokens=300).text  # min(800, 300)
+    no_window = AiderRepoMap(100, shop, max_context_window=None)
+    assert no_window.get_repo_map(set(), files) == RepoMap(shop).build(tokens=100).text
+
+
+def test_no_map_without_budget_or_other_files(shop):
+    assert AiderRepoMap(0, shop).get_repo_map(set(), _files(shop)) is None
+    assert AiderRepoMap(512, shop).get_repo_map(set(), set()) is None
+
+
+@pytest.mark.parametrize("refresh, after_edit", [("manual", "old"), ("always", "new"), ("files", "old"),
+                                                 ("auto", "new")])
+def test_refresh_modes(shop, refresh, after_edit):
+    drop_in = AiderRepoMap(400, shop, refresh=refresh)
+    files = _files(shop)
+    before = drop_in.get_repo_map(set(), files)
+    (shop / "shop/money.py").write_text("def brand_new_helper(amount, currency):\n    return amount\n")
+    after = drop_in.get_repo_map(set(), files)
+    assert (after == before) == (after_edit == "old")
+    assert ("brand_new_helper" in after) == (after_edit == "new")
+    forced = drop_in.get_repo_map(set(), files, force_refresh=True)
+    assert "brand_new_helper" in forced
+
+
+def test_a_broken_settings_file_turns_the_map_off_with_a_message(shop):
+    (shop / ".repomap.toml").write_text("tokens = 'many'\n")
+    io = Recorder()
+    drop_in = AiderRepoMap(400, shop, io=io)
+    assert drop_in.max_map_tokens == 0 and drop_in.get_repo_map(set(), _files(shop)) is None
+    (kind, message), = io.said
+    assert kind == "error" and message.startswith("repomap: ") and "tokens" in message
+    assert message.endswith("; the repository map is off")
+
+
+def test_without_aider_installed_the_command_says_how_to_get_it(shop):
+    result = run("aider", "--show-repo-map", cwd=shop)
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("repomap: error: `repomap aider` needs Aider in the same environment: "
+                                     "pip install 'repomap[aider]'")
+
+
+# --- the real Aider, in a virtual environment of its own: aider-chat pins exact versions
+# (openai 2.x) that the llm extra of the test environment cannot share.
+
+@pytest.fixture(scope="module")
+def aider_bin(tmp_path_factory) -> Path:
+    where = tmp_path_factory.mktemp("aider")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(where / "dist"), str(CHECKOUT)], check=True, capture_output=True)
+    wheel = next((where / "dist").glob("repomap-*.whl"))
+    subprocess.run([sys.executable, "-m", "venv", str(where / "venv")], check=True)
+    installed = subprocess.run([str(where / "venv/bin/pip"), "install", "-q", f"repomap[aider] @ {wheel.as_uri()}"],
+                               capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    return where / "venv/bin"
+
+
+def _aider(bin_dir: Path, repo: Path, *args: str) -> str:
+    """Aider's --show-repo-map (no model call), offline and writing nothing into the repository."""
+    home = repo.parent / "home"
+    (home / ".aider/caches").mkdir(parents=True, exist_ok=True)
+    prices = next(bin_dir.parent.glob("lib/python*/site-packages/litellm/model_prices_and_context_window_backup.json"))
+    shutil.copy(prices, home / ".aider/caches/model_prices_and_context_window.json")  # else Aider downloads it
+    env = {**os.environ, "HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.pop("OPENAI_API_KEY", None)
+    result = subprocess.run([str(bin_dir / "repomap"), "aider", "--show-repo-map", "--model", "gpt-4o",
+                             "--no-check-update", "--analytics-disable", "--no-gitignore", "--no-show-model-warnings",
+                             "--no-pretty", "--chat-history-file", str(home / "chat.md"),
+                             "--input-history-file", str(home / "input"), *args],
+                            cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "HTTPSConnectionPool" not in result.stdout  # it did not try the network
+    assert git(repo, "status", "--porcelain", "--ignored").stdout == ""
+    return result.stdout
+
+
+def _repomap(bin_dir: Path, repo: Path, *args: str) -> str:
+    result = subprocess.run([str(bin_dir / "repomap"), "map", str(repo), *args], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.fixture
+def git_shop(shop) -> Path:
+    git_init(shop)
+    git(shop, "commit", "-qm", "shop")
+    return shop
+
+
+AIDER_PREFIX = ("Here are summaries of some files present in my git repository.\n"
+                "Do not propose changes to these files, treat them as *read-only*.\n"
+                "If you need to edit any of these files, ask me to *add them to the chat* first.\n")
+
+
+def test_real_aider_shows_repomaps_map(aider_bin, git_shop):
+    shown = _aider(aider_bin, git_shop, "--map-tokens", "300")
+    # No files in the chat: Aider's multiplier, 8 x 300, within gpt-4o's window.
+    assert AIDER_PREFIX + _repomap(aider_bin, git_shop, "--tokens", "2400") in shown
+    assert "│" not in shown  # Aider's own map marks lines of context so
+    in_chat = _aider(aider_bin, git_shop, "--map-tokens", "300", "shop/cart.py")
+    # A file in the chat: Aider's own budget, and the map leaves the file out.
+    assert AIDER_PREFIX + _repomap(aider_bin, git_shop, "--tokens", "300", "--focus", "shop/cart.py") in in_chat
