@@ -157,19 +157,24 @@ class RepoMap:
     @_one_at_a_time
     def build(self, *, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", tokens: int | None = None,
-              other_files: Iterable[str] | None = None, reuse: bool = False) -> MapResult:
+              other_files: Iterable[str] | None = None, reuse: bool = False,
+              previous_order: Iterable[str] = ()) -> MapResult:
         """Scan, rank and render; the map fits `tokens` (default: the budget given at construction).
+
+        With `previous_order` (the files of the map this one replaces), files keep that order
+        where their ranks are close (render.steady), so a small edit does not move sections.
 
         With `reuse`, the same request on unchanged files is answered from the cache without
         reading the index (then `ranked` is empty).
         """
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
+        previous_order = list(previous_order)
         tally = discover.Tally()
         stamps = self._stamps(other_files, focus, tally)
         request = [focus, mention_files, mention_idents, query, tokens or self.tokens, self.fmt,
                    self.template.read_text(encoding="utf-8") if self.template else None,
                    self.indexer.max_file_size, self.indexer.parse_timeout,  # the limits decide what is skipped
-                   self.ignore]
+                   self.ignore, previous_order]
         if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
             return saved  # nothing changed: not even the index is read
         scan = self._scan(stamps, tally)
@@ -180,6 +185,10 @@ class RepoMap:
         learned = memo.learned
         renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo)
         text, used, shown = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate, memo)
+        if previous_order and (steady := render.steady(shown, previous_order)) != shown:
+            steady_text = renderer.render(steady)
+            if (steady_used := memo(steady_text)) <= (tokens or self.tokens):  # file boundaries may merge tokens
+                text, used, shown = steady_text, steady_used, steady
         if memo.learned > learned:
             counts = list(memo.known.items())[-MEMO_COUNTS:]
             self.indexer.store.save_blob(MEMO_KEY, marshal.dumps(dict(counts)))

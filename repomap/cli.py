@@ -19,7 +19,7 @@ from .api import RepoMap
 from .config import DEFAULTS
 from .errors import NotFound, Refused, RepoMapError
 from .export import FORMATS as GRAPH_FORMATS
-from .render import FORMATS
+from .render import FORMATS, markdown_files
 from .retrieve import Snippet, safe_relative
 from .tokens import priced
 
@@ -275,7 +275,8 @@ def _written_map(args: argparse.Namespace) -> tuple[Path, str]:
     output = settings["output"]
     repo = _mapper(args, settings, "markdown", exclude=[f"/{output}"])
     target = repo.root / _output_path(repo.root, output)
-    result = repo.build(reuse=True)
+    previous = target.read_text(encoding="utf-8", errors="replace") if target.is_file() and not target.is_symlink() else ""
+    result = repo.build(reuse=True, previous_order=markdown_files(previous))
     _print_notes(result.notes)
     return target, HEADER.format(flags=_flags(args)) + result.text
 

@@ -18,6 +18,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from .errors import RepoMapError
 from .graph import Ranked
+from .weights import STEADY_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
 from .tokens import count_tokens
@@ -180,6 +181,30 @@ def _fence(lines: list[str]) -> str:
             run = run + 1 if char == "`" else 0
             ticks = max(ticks, run + 1)
     return "`" * ticks
+
+
+def markdown_files(text: str) -> list[str]:
+    """The files a Markdown map shows, in its order."""
+    return [line[4:] for line in text.splitlines() if line.startswith("### ")]
+
+
+def steady(selection: list[Ranked], previous: list[str]) -> list[Ranked]:
+    """A map's definitions with its files in the order of a previous map, except where a file's
+    best score beats the one before it by STEADY_ORDER; new files go by rank. Each file is
+    moved up from the end past those it beats, so no file beats the one before it, and a
+    previous map in that order comes back as it was."""
+    best: dict[str, float] = {}
+    for item in selection:
+        best.setdefault(item.tag.path, item.score)
+    at = {path: i for i, path in enumerate(previous)}
+    order: list[str] = []
+    for path in sorted(best, key=lambda p: at.get(p, len(at))):  # sorted() is stable: new files by rank
+        slot = len(order)
+        while slot and best[path] > STEADY_ORDER * best[order[slot - 1]]:
+            slot -= 1
+        order.insert(slot, path)
+    place = {path: i for i, path in enumerate(order)}
+    return sorted(selection, key=lambda item: place[item.tag.path])
 
 
 def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str],

@@ -32,6 +32,12 @@ COMMON_NAME_FILES = 5
 # Tests, examples, vendored and generated files: they reference everything and are rarely
 # what a task changes. By hand.
 SECONDARY_FILE = 0.1
+# A committed map (`repomap write`) keeps its previous order of files unless a file's best
+# score beats the one before it by this factor: an edit that nudges ranks must not move whole
+# sections. bench/churn.py, 100 signature edits each on flask 3.1.0 and gin 1.8.1 at 512 and
+# 2,048 tokens: without it (1.0) gin's maps changed by up to 14 and 66 lines beyond the edited
+# one (sections swapping); 1.1, 1.25 and 1.5 all gave 0. 1.25 keeps the order near the ranking.
+STEADY_ORDER = 1.25
 
 # --- Search (search.py): BM25 with the map's rank as a prior ---
 

@@ -41,3 +41,23 @@ def test_nested_definitions_show_under_their_headers(tmp_path):
     (tmp_path / "b.rs").write_text("fn main() {\n    let s = S::new();\n}\n")
     text = run("map", tmp_path, "--tokens", "30").stdout
     assert text == "a.rs:\n  pub struct S;\n  ⋮\n  impl S {\n      pub fn new() -> Self {\n  ⋮\n"
+
+
+def test_steady_order_moves_a_file_only_past_those_it_clearly_beats():
+    from repomap.graph import Ranked
+    from repomap.render import steady
+    from repomap.tags import Tag
+
+    def item(path, score):
+        return Ranked(score, Tag(path, 1, "def", "function", "f", 1, 0, 1, 1))
+
+    def files(selection):
+        return list(dict.fromkeys(r.tag.path for r in selection))
+
+    # Rank order: b (1.1) just above a (1.0), d (3.0, new) far above both, c (0.5) below.
+    ranked = [item("d.py", 3.0), item("b.py", 1.1), item("a.py", 1.0), item("c.py", 0.5)]
+    order = files(steady(ranked, ["a.py", "b.py", "c.py"]))
+    assert order == ["d.py", "a.py", "b.py", "c.py"]
+    assert files(steady(ranked, order)) == order  # a map in steady order is written again as it is
+    assert files(steady(ranked, [])) == ["d.py", "b.py", "a.py", "c.py"]  # no previous map: rank order
+    assert files(steady(ranked, ["c.py", "a.py", "b.py"])) == ["d.py", "a.py", "b.py", "c.py"]  # 1.0 > 1.25 x 0.5

@@ -38,6 +38,50 @@ def test_check_stale_and_missing(shop):
     assert missing.returncode == 2 and "missing" in missing.stderr
 
 
+STEADY = {
+    "alpha.py": "class Alpha:\n    def grow(self, amount):\n        return amount\n",
+    "beta.py": "class Beta:\n    def shrink(self, amount):\n        return amount\n",
+    "main.py": ("from alpha import Alpha\nfrom beta import Beta\n\n\n"
+                "def run(first: Alpha, second: Alpha, third: Beta):\n    return first, second, third\n\n\n"
+                "def helper(value):\n    return value\n"),
+}
+
+
+def _sections(path):
+    return [line[4:] for line in path.read_text().splitlines() if line.startswith("### ")]
+
+
+def test_a_signature_edit_changes_its_own_line_and_no_section_moves(tmp_path):
+    for name, text in STEADY.items():
+        (tmp_path / name).write_text(text)
+    assert run("write", tmp_path).returncode == 0
+    before = (tmp_path / "REPOMAP.md").read_text()
+    assert _sections(tmp_path / "REPOMAP.md") == ["alpha.py", "beta.py", "main.py"]
+    main = tmp_path / "main.py"
+    # Two more references to Beta: beta.py now ranks a little above alpha.py (a fresh map
+    # puts it first), but not by enough to move a section of the committed map.
+    main.write_text(STEADY["main.py"].replace("def helper(value):", "def helper(value, extra: Beta, more: Beta):"))
+    assert _sections_of_map(tmp_path)[:2] == ["beta.py", "alpha.py"]
+    stale = run("check", tmp_path)
+    assert stale.returncode == 1
+    assert [line for line in stale.stdout.splitlines() if line[:1] in "+-" and line[:3] not in ("---", "+++")] == [
+        "-def helper(value):", "+def helper(value, extra: Beta, more: Beta):"]
+    assert run("write", tmp_path).returncode == 0
+    after = (tmp_path / "REPOMAP.md").read_text()
+    assert after == before.replace("def helper(value):", "def helper(value, extra: Beta, more: Beta):")
+    assert run("check", tmp_path).returncode == 0
+    # Far ahead now: the section moves up.
+    main.write_text(STEADY["main.py"].replace("def helper(value):", "def helper(a: Beta, b: Beta, c: Beta, d: Beta):"))
+    assert run("write", tmp_path).returncode == 0
+    assert _sections(tmp_path / "REPOMAP.md") == ["beta.py", "alpha.py", "main.py"]
+    assert run("check", tmp_path).returncode == 0
+
+
+def _sections_of_map(root):
+    result = run("map", root, "--format", "markdown", "--exclude", "REPOMAP.md")
+    return [line[4:] for line in result.stdout.splitlines() if line.startswith("### ")]
+
+
 def test_settings_file_and_flags_win(shop):
     (shop / ".repomap.toml").write_text('tokens = 120\noutput = "docs/MAP.md"\nexclude = ["web"]\n')
     assert run("write", shop).returncode == 0
