@@ -58,6 +58,13 @@ def test_an_empty_chat_gets_the_larger_budget_within_the_window(shop):
     assert no_window.get_repo_map(set(), files) == RepoMap(shop).build(tokens=100).text
 
 
+def test_the_settings_file_applies_and_aiders_budget_wins(shop):
+    (shop / ".repomap.toml").write_text('tokens = 50\nexclude = ["web"]\n')
+    text = AiderRepoMap(400, shop).get_repo_map({str(shop / "shop/cart.py")}, _files(shop))
+    assert "web/" not in text and "svc/main.go" in text
+    assert text == RepoMap(shop).build(focus=[str(shop / "shop/cart.py")], tokens=400).text
+
+
 def test_no_map_without_budget_or_other_files(shop):
     assert AiderRepoMap(0, shop).get_repo_map(set(), _files(shop)) is None
     assert AiderRepoMap(512, shop).get_repo_map(set(), set()) is None
