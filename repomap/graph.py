@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .index import FileInfo
-from .tags import Tag, family_for
+from .tags import Tag, family_for, is_document
 from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, MATCHING_FILE, MENTIONED_FILE, MENTIONED_NAME,
-                      METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, SECONDARY_FILE)
+                      METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, PROSE_FILE, SECONDARY_FILE)
 from .words import stemmed_subwords
 
 
@@ -216,7 +216,9 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     # Per file: what the task and the chat say of it, and how much a secondary file counts.
     in_focus = np.array([path in signals.focus for path in files], dtype=bool)
     named = np.array([path in signals.mentioned_files for path in files], dtype=bool)
-    scale = np.array([SECONDARY_FILE if path in signals.secondary else 1.0 for path in files])
+    scale = np.array([SECONDARY_FILE if path in signals.secondary else PROSE_FILE if is_document(path) else 1.0
+                      for path in files])
+    scale[named] = np.maximum(scale[named], 1.0)  # a document the task names counts in full
     if signals.focus:
         weight[in_focus[edges.src]] *= FOCUS_EDGE
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 from tree_sitter_language_pack import get_language
 
+from . import sections
 from .resources import resource_dir
 
 # Definitions that make a nested function a method.
@@ -41,7 +42,9 @@ EXTENSIONS = {
     ".ex": "elixir", ".exs": "elixir", ".hs": "haskell",
     ".ml": "ocaml", ".mli": "ocaml_interface",
     ".md": "markdown", ".markdown": "markdown",
+    ".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
 }
+DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sections
 # Languages that share another's query file.
 QUERY_ALIASES = {"ocaml_interface": "ocaml"}
 # Languages whose files can reference each other's definitions.
@@ -102,6 +105,10 @@ def language_for(path: str) -> str | None:
     return EXTENSIONS.get(os.path.splitext(path)[1].lower())
 
 
+def is_document(path: str) -> bool:
+    return language_for(path) in DOCUMENTS
+
+
 def family_for(path: str) -> str:
     """Files of one family can reference each other; a Python call never names a Java method."""
     language = language_for(path) or ""
@@ -132,6 +139,8 @@ def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
 
 def extract(path: str, source: bytes, language: str) -> FileTags | None:
     """Tags of one file; None when the language has no working query."""
+    if language in ("rst", "asciidoc"):
+        return _document(path, source, language)
     compiled = _compiled(language)
     if compiled is None:
         return None
@@ -151,6 +160,8 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
         role, kind = role_kind.split(".", 1)
         node, name_node = captures[role_kind][0], names[0]
         name = _text(source, name_node).strip()
+        if kind == "section":
+            name = sections.slug(name)
         if not name:
             continue
         if role == "reference":
@@ -171,6 +182,28 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
     tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
     ordered = sorted(tags + ref_tags, key=lambda t: (t.line, t.role, t.start_byte, t.kind, t.name))
     return FileTags(ordered, tree.root_node.has_error)
+
+
+@lru_cache(maxsize=None)
+def _rst_parser() -> Parser:
+    return Parser(get_language("rst"))
+
+
+def _document(path: str, source: bytes, language: str) -> FileTags:
+    """The sections of a reStructuredText or AsciiDoc document, nested like Markdown's."""
+    if language == "rst":
+        tree = _rst_parser().parse(source)
+        headings, error = sections.rst_headings(source, tree.root_node), tree.root_node.has_error
+    else:
+        headings, error = sections.asciidoc_headings(source), False
+    defs = []
+    for heading, end in sections.spans(headings, len(source)):
+        if name := sections.slug(heading.title):
+            line = source.count(b"\n", 0, heading.start_byte) + 1
+            defs.append(Tag(path, line, "def", "section", name, source.count(b"\n", 0, max(end - 1, 0)) + 1,
+                            heading.start_byte, end, source.count(b"\n", 0, heading.end_byte) + 1,
+                            head_byte=heading.start_byte))
+    return FileTags(_nest(defs), error)
 
 
 def _text(source: bytes, node: Node) -> str:

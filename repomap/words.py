@@ -63,8 +63,9 @@ class Names:
 
     @classmethod
     def of(cls, infos: dict) -> Names:
-        """The names of these files' definitions (infos: path -> index.FileInfo)."""
-        defined = Counter(t.name for info in infos.values() for t in info.defs)
+        """The names of these files' definitions (infos: path -> index.FileInfo); a document's
+        section titles are not identifiers a task could mention (`installation`, `usage`)."""
+        defined = Counter(t.name for info in infos.values() for t in info.defs if t.kind != "section")
         doc_freq: Counter[str] = Counter()
         with_part: dict[str, list[str]] = {}
         for name, n in defined.items():

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,32 @@ def test_template_of_ones_own(shop, tmp_path):
 def test_markdown_headings_are_sections(shop):
     text = run("map", shop, "--tokens", "4000", "--include", "*.md").stdout
     assert text == "docs/guide.md:\n  # Shop guide\n  ⋮\n  ## Carts\n  ⋮\n  ## Serving\n  ⋮\n"
+
+
+def test_rst_and_asciidoc_sections_are_mapped_searched_and_retrieved(tmp_path):
+    tags_dir = Path(__file__).parent / "fixtures" / "tags"
+    shutil.copy(tags_dir / "rst" / "guide.rst", tmp_path)
+    shutil.copy(tags_dir / "asciidoc" / "guide.adoc", tmp_path)
+    text = run("map", tmp_path, "--tokens", "4000").stdout
+    assert text == (
+        "guide.adoc:\n  = User Guide\n  ⋮\n  == Installation\n  ⋮\n  === From source\n  ⋮\n"
+        "  == Usage ==\n  ⋮\n  === Options & flags\n  ⋮\n"
+        "guide.rst:\n  ==========\n  User Guide\n  ==========\n  ⋮\n  Installation\n  ============\n  ⋮\n"
+        "  From source\n  -----------\n  ⋮\n  Usage\n  =====\n  ⋮\n  Options & flags\n  ---------------\n  ⋮\n")
+    found = run("search", "options flags", tmp_path, "--json")
+    ids = [hit["id"] for hit in json.loads(found.stdout)["results"]]
+    assert {"guide.rst::user-guide.usage.options-flags#section",
+            "guide.adoc::user-guide.usage.options-flags#section"} <= set(ids[:2])
+    section = run("retrieve", "guide.adoc::user-guide.installation.from-source#section", tmp_path)
+    assert section.stdout.endswith("=== From source\n\nBuild it.\n\n----\n== not a heading, inside a listing block\n----\n\n")
+
+
+def test_prose_ranks_below_code_unless_the_task_names_it(shop):
+    def files(text):
+        return [line[:-1] for line in text.splitlines() if line and not line.startswith(" ")]
+
+    assert files(run("map", shop, "--tokens", "400").stdout)[-1] == "docs/guide.md"
+    assert files(run("map", shop, "--tokens", "400", "--query", "explain serving in guide.md").stdout)[0] == \
+        "docs/guide.md"
+    # A heading is not an identifier: a task that says "carts" does not pull the guide up.
+    assert "docs/guide.md" not in files(run("map", shop, "--tokens", "200", "--query", "carts").stdout)[:3]
