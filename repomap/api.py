@@ -183,8 +183,9 @@ class RepoMap:
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
         memo = self._token_memo()
         learned = memo.learned
-        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo)
-        text, used, shown = render.fit(ranked, tokens or self.tokens, renderer.render, renderer.estimate, memo)
+        offered, held = render.breadth(ranked, tokens or self.tokens)
+        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo, held)
+        text, used, shown = render.fit(offered, tokens or self.tokens, renderer.render, renderer.estimate, memo)
         if previous_order and (steady := render.steady(shown, previous_order)) != shown:
             steady_text = renderer.render(steady)
             if (steady_used := memo(steady_text)) <= (tokens or self.tokens):  # file boundaries may merge tokens

@@ -8,6 +8,7 @@ the order of their best definition, so a cut-off prompt keeps the best part.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,7 +19,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from .errors import RepoMapError
 from .graph import Ranked
-from .weights import STEADY_ORDER
+from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MIN, STEADY_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
 from .tokens import count_tokens
@@ -38,6 +39,7 @@ class FileView:
     rank: float
     symbols: list[dict]
     lines: list[str]
+    more: int = 0  # definitions held back past the file's share of the map (shown as `⋮ N more`)
 
 
 class Renderer:
@@ -45,8 +47,9 @@ class Renderer:
 
     def __init__(self, sources: Mapping[str, bytes], defs: dict[str, list[Tag]],
                  file_rank: dict[str, float], fmt: str = "text", template: Path | None = None,
-                 count: Callable[[str], int] = count_tokens):
+                 count: Callable[[str], int] = count_tokens, held: dict[str, tuple[int, int]] | None = None):
         self.sources = sources
+        self.held = held or {}  # files that had definitions held back: (all of them, the file's share)
         self.count = count
         self.file_rank = file_rank
         self.defs = defs
@@ -87,10 +90,14 @@ class Renderer:
                 out.append(ELIDED)
             out.append(shown[number])
             previous = number
-        if previous < len(lines):
+        total, share = self.held.get(path, (0, 0))
+        more = total - len(tags) if share and len(tags) >= share else 0
+        if more:
+            out.append(f"{ELIDED} {more} more")
+        elif previous < len(lines):
             out.append(ELIDED)
         symbols = [_symbol(t, lines) for t in sorted(tags, key=lambda t: t.start_byte)]
-        return FileView(path, language_for(path) or "", round(self.file_rank.get(path, 0.0), 6), symbols, out)
+        return FileView(path, language_for(path) or "", round(self.file_rank.get(path, 0.0), 6), symbols, out, more)
 
     def _source_lines(self, path: str) -> list[str]:
         if path not in self._lines:
@@ -181,6 +188,39 @@ def _fence(lines: list[str]) -> str:
             run = run + 1 if char == "`" else 0
             ticks = max(ticks, run + 1)
     return "`" * ticks
+
+
+def breadth(ranked: list[Ranked], budget: int) -> tuple[list[Ranked], dict[str, tuple[int, int]]]:
+    """Breadth before depth: each file's definitions past its share of the budget (one per
+    FILE_SHARE tokens, at least FILE_SHARE_MIN) wait until every other file's best have had
+    their turn, and a changelog (CHANGELOG.md, History.md, NEWS, ...) offers its newest
+    sections only. Also returns, for each file that had some held back, how many definitions
+    it has and its share: a map that shows its whole share says `⋮ N more` for the rest."""
+    share = max(FILE_SHARE_MIN, budget // FILE_SHARE)
+    newest: dict[str, list[int]] = {}
+    for item in ranked:
+        if is_changelog(item.tag.path):
+            newest.setdefault(item.tag.path, []).append(item.tag.start_byte)
+    newest = {path: sorted(starts)[:CHANGELOG_SECTIONS] for path, starts in newest.items()}
+    taken: dict[str, int] = {}
+    first, later = [], []
+    for item in ranked:
+        path = item.tag.path
+        if path in newest and item.tag.start_byte not in newest[path]:
+            taken[path] = taken.get(path, 0) + 1
+            continue
+        (first if taken.get(path, 0) < share else later).append(item)
+        taken[path] = taken.get(path, 0) + 1
+    limits = {path: len(newest.get(path, ())) or share for path in taken}
+    held = {path: (n, limits[path]) for path, n in taken.items() if n > limits[path]}
+    return first + later, held
+
+
+_CHANGELOG = re.compile(r"(change[s_-]?log|history|news|releases?([_-]?notes)?|changes)(\.[a-z]+)?", re.IGNORECASE)
+
+
+def is_changelog(path: str) -> bool:
+    return _CHANGELOG.fullmatch(path.rsplit("/", 1)[-1]) is not None
 
 
 def markdown_files(text: str) -> list[str]:

@@ -37,6 +37,15 @@ SECONDARY_FILE = 0.1
 # mapF @1,024 0.861 -> 0.922 (koa 0.807 -> 0.987, fd 0.840 -> 0.920), mapS 0.538 -> 0.598,
 # the same at 0.1 and 0.3; 0.3 is the milder.
 PROSE_FILE = 0.3
+# Breadth before depth (render.breadth): a file's definitions beyond one per FILE_SHARE
+# tokens of the budget (at least FILE_SHARE_MIN) wait until every other file's best are in,
+# so a larger budget shows more files rather than every heading of one. Dev set @1,024
+# mapF 0.922 -> 0.931, mapS 0.598 -> 0.606 (httpx 0.887 -> 0.927; zod mapS 0.397 -> 0.383).
+FILE_SHARE = 64
+FILE_SHARE_MIN = 4
+# A changelog offers the map this many of its first sections (the title and the newest
+# versions); older ones stay searchable and retrievable. By hand.
+CHANGELOG_SECTIONS = 4
 # A committed map (`repomap write`) keeps its previous order of files unless a file's best
 # score beats the one before it by this factor: an edit that nudges ranks must not move whole
 # sections. bench/churn.py, 100 signature edits each on flask 3.1.0 and gin 1.8.1 at 512 and

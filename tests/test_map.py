@@ -115,3 +115,31 @@ def test_prose_ranks_below_code_unless_the_task_names_it(shop):
         "docs/guide.md"
     # A heading is not an identifier: a task that says "carts" does not pull the guide up.
     assert "docs/guide.md" not in files(run("map", shop, "--tokens", "200", "--query", "carts").stdout)[:3]
+
+
+def _tree_with_a_dominant_file(root: Path) -> None:
+    """core.py defines 40 functions every other file calls; five small files define two each."""
+    (root / "core.py").write_text("".join(f"def helper_{i}(value, option=None):\n    return value\n\n\n"
+                                          for i in range(40)))
+    for k in range(5):
+        calls = "\n".join(f"    helper_{i}(x)" for i in range(40))
+        (root / f"feature_{k}.py").write_text(
+            "from core import *\n\n\n"
+            f"def run_{k}(x):\n{calls}\n\n\ndef stop_{k}(x):\n    return run_{k}(x)\n")
+    (root / "History.md").write_text("# History\n\n" + "".join(
+        f"## 1.{i}.0 / 2024-01-{i + 1:02d}\n\n  * Fix thing {i}\n\n" for i in range(30, 0, -1)))
+
+
+def test_breadth_before_depth_and_changelogs_show_their_newest_sections(tmp_path):
+    _tree_with_a_dominant_file(tmp_path)
+    # Ranked alone, core.py's helpers would fill 300 tokens; past its share (4 definitions at
+    # this budget) they wait for the other files, and the changelog offers its newest sections.
+    features = "".join(f"feature_{k}.py:\n  def run_{k}(x):\n  ⋮\n  def stop_{k}(x):\n  ⋮\n" for k in range(5))
+    history = ("History.md:\n  # History\n  ⋮\n  ## 1.30.0 / 2024-01-31\n  ⋮\n"
+               "  ## 1.29.0 / 2024-01-30\n  ⋮\n  ## 1.28.0 / 2024-01-29\n  ⋮ 27 more\n")
+    helpers = "".join(f"  def helper_{i}(value, option=None):\n  ⋮\n" for i in range(4))
+    assert run("map", tmp_path, "--tokens", "300").stdout == \
+        "core.py:\n" + helpers[:-len("  ⋮\n")] + "  ⋮ 36 more\n" + features + history
+    # A task that names the changelog: it leads, still with its newest versions only.
+    named = run("map", tmp_path, "--tokens", "300", "--query", "release notes in History.md").stdout
+    assert named.startswith(history + "core.py:\n")
