@@ -230,12 +230,17 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
 
 
 WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
+# Declarations whose keyword stands outside the definition node: `type` before a Go type_spec,
+# `var`/`const` before a spec or declarator, `export const` before a JS/TS declarator. A
+# definition that is a declaration's only spec starts where the declaration does.
+DECLARATIONS = {"type_declaration", "const_declaration", "var_declaration", "lexical_declaration",
+                "variable_declaration", "expression_statement"}
 
 
 def _attached(node: Node) -> tuple[int, list[Node]]:
-    """Where a definition starts with its decorators, attributes and the comments right above it
-    (a `/**` doc block may stand one blank line above)."""
-    while node.parent is not None and node.parent.type in WRAPPERS:
+    """Where a definition starts with its declaration keyword, decorators, attributes and the
+    comments right above it (a `/**` doc block may stand one blank line above)."""
+    while node.parent is not None and (node.parent.type in WRAPPERS or _only_spec(node)):
         node = node.parent
     comments: list[Node] = []
     start_row, head = node.start_point[0], node.start_byte
@@ -249,6 +254,11 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         start_row, head = sibling.start_point[0], sibling.start_byte
         sibling = sibling.prev_sibling
     return head, comments
+
+
+def _only_spec(node: Node) -> bool:
+    parent = node.parent
+    return parent.type in DECLARATIONS and [c for c in parent.named_children if "comment" not in c.type] == [node]
 
 
 def _is_attachment(node: Node) -> bool:

@@ -126,3 +126,38 @@ def test_refs_lists_places_with_enclosing_definitions(repo):
     data = json.loads(run("refs", "retry_connection", "--root", repo, "--json").stdout)
     assert data["definition"] == "svc.py::retry_connection#function"
     assert {"path": "other.py", "line": 4, "enclosing": "other.py::connect#function"} in data["references"]
+
+
+WHOLE = {  # file: (source, ID, the lines retrieve must return)
+    "ctx.go": ("package gin\n\nimport \"net/http\"\n\n// Context carries a request.\n// It is reused.\n"
+               "type Context struct {\n\tindex int8\n}\n\n// Keys holds values.\nvar Keys = map[string]any{}\n\n"
+               "// MaxSize is the limit.\nconst MaxSize = 10\n\nvar (\n\t// Grouped is one of two.\n\tGrouped = 1\n"
+               "\tOther   = 2\n)\n", [
+                   ("ctx.go::Context#struct", "// Context carries a request.\n// It is reused.\n"
+                                              "type Context struct {\n\tindex int8\n}"),
+                   ("ctx.go::Keys#constant", "// Keys holds values.\nvar Keys = map[string]any{}"),
+                   ("ctx.go::MaxSize#constant", "// MaxSize is the limit.\nconst MaxSize = 10"),
+                   ("ctx.go::Grouped#constant", "\t// Grouped is one of two.\n\tGrouped = 1"),
+               ]),
+    "compose.ts": ("import { x } from './x'\n\n/**\n * Compose middleware.\n */\n"
+                   "export const compose = <C>(middleware: C[]): C => {\n  return middleware[0]\n}\n\n"
+                   "// The version.\nexport const VERSION = '4.0'\n", [
+                       ("compose.ts::compose#function", "/**\n * Compose middleware.\n */\n"
+                                                        "export const compose = <C>(middleware: C[]): C => {\n"
+                                                        "  return middleware[0]\n}"),
+                       ("compose.ts::VERSION#constant", "// The version.\nexport const VERSION = '4.0'"),
+                   ]),
+    "app.js": ("// Make an app.\nconst createApp = function (options) {\n  return options\n}\n", [
+        ("app.js::createApp#function", "// Make an app.\nconst createApp = function (options) {\n  return options\n}"),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE))
+def test_retrieve_returns_whole_declarations_with_keyword_and_comments(tmp_path, name):
+    source, expected = WHOLE[name]
+    (tmp_path / name).write_text(source)
+    for target, text in expected:
+        result = run("retrieve", target, tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split("\n", 1)[1] == text + "\n", target
