@@ -3,6 +3,8 @@
 (function_definition name: (identifier) @name body: (_) @body) @definition.function
 (module (assignment left: (identifier) @name) @definition.constant
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+(module (assignment left: (identifier) @name) @definition.type
+  (#match? @name "^_*[A-Z][a-z0-9][A-Za-z0-9_]*$"))
 (type_alias_statement left: (type (identifier) @name)) @definition.type
 
 ; References

@@ -143,3 +143,15 @@ def test_breadth_before_depth_and_changelogs_show_their_newest_sections(tmp_path
     # A task that names the changelog: it leads, still with its newest versions only.
     named = run("map", tmp_path, "--tokens", "300", "--query", "release notes in History.md").stdout
     assert named.startswith(history + "core.py:\n")
+
+
+def test_a_file_of_type_aliases_is_mapped_and_linked(tmp_path):
+    (tmp_path / "typing_aliases.py").write_text(
+        "import typing as t\n\nResponseValue = t.Union[str, bytes]\nHeaderValue = t.Union[str, list]\n")
+    (tmp_path / "app.py").write_text(
+        "from typing_aliases import ResponseValue\n\n\ndef respond(value: ResponseValue) -> ResponseValue:\n"
+        "    return value\n")
+    text = run("map", tmp_path, "--tokens", "200").stdout
+    assert text.startswith("typing_aliases.py:\n  ResponseValue = t.Union[str, bytes]\n")
+    refs = run("refs", "typing_aliases.py::ResponseValue", tmp_path).stdout
+    assert "app.py:4" in refs

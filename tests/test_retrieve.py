@@ -131,7 +131,7 @@ def test_refs_lists_places_with_enclosing_definitions(repo):
 WHOLE = {  # file: (source, ID, the lines retrieve must return)
     "ctx.go": ("package gin\n\nimport \"net/http\"\n\n// Context carries a request.\n// It is reused.\n"
                "type Context struct {\n\tindex int8\n}\n\n// Keys holds values.\nvar Keys = map[string]any{}\n\n"
-               "// MaxSize is the limit.\nconst MaxSize = 10\n\nvar (\n\t// Grouped is one of two.\n\tGrouped = 1\n"
+               "// MaxSize is the limit.\nconst MaxSize = 10\n\nconst (\n\t// Grouped is one of two.\n\tGrouped = 1\n"
                "\tOther   = 2\n)\n", [
                    ("ctx.go::Context#struct", "// Context carries a request.\n// It is reused.\n"
                                               "type Context struct {\n\tindex int8\n}"),
