@@ -96,8 +96,8 @@ QUERIES = ["where do we retry a failed connection", "parse the configuration fil
 
 
 def sdist(name: str, version: str) -> Path:
-    """A PyPI source distribution, downloaded and unpacked once into bench/.corpora/NAME."""
-    target = CORPORA / name
+    """A PyPI source distribution, downloaded and unpacked once into bench/.corpora/NAME-VERSION."""
+    target = CORPORA / f"{name}-{version}"
     if not target.exists():
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
                         f"{name}=={version}", "-d", str(CORPORA)], check=True, capture_output=True)

@@ -245,8 +245,7 @@ class RepoMap:
             for rel, digest, terms in self.indexer.terms(rels, self._terms.known):
                 self._terms.add(rel, digest, terms)
             self._terms.forget_others(set(rels))
-            return self._terms.postings({rel: scan.infos[rel].defs for rel in sorted(rels)},
-                                        {f for f in rels if discover.is_secondary(f)})
+            return self._terms.postings({rel: scan.infos[rel].defs for rel in sorted(rels)}, self._secondary(scan))
 
         def decode(data: bytes) -> Postings:
             postings = Postings.from_bytes(data, [t for rel in sorted(scan.infos) for t in scan.infos[rel].defs])
@@ -364,10 +363,17 @@ class RepoMap:
             mentioned_idents=set(mention_idents) | asked.idents,
             terms=asked.terms,
             sharing=names.sharing(asked.terms),
-            secondary={f for f in files if discover.is_secondary(f)},
+            secondary=self._secondary(scan),
         )
         edges = self._edges(scan, signals.secondary)
         return signals, edges, self._derived("definitions", scan.state, lambda: graph.Definitions.of(edges, scan.infos))
+
+    def _secondary(self, scan: Scan) -> set[str]:
+        """Tests, vendored and generated files by their names, and copies in mirror folders."""
+        def names_of(path: str) -> list[str]:
+            return [t.name for t in scan.infos[path].defs]
+        return self._derived("secondary", scan.links, lambda: {f for f in scan.infos if discover.is_secondary(f)}
+                             | discover.mirror_copies(list(scan.infos), names_of))
 
     def _names(self, scan: Scan) -> words.Names:
         """The defined names of this state of the files, indexed by sub-word (kept while no

@@ -8,13 +8,14 @@ import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .config import DEFAULTS
 
 LONG_LINE = 1000
 SECONDARY_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__", "vendor", "vendored",
                   "third_party", "thirdparty", "node_modules", "examples", "example", "fixtures",
-                  "generated", "gen", "dist", "build", "docs_src", "benchmarks", "bench"}
+                  "generated", "gen", "dist", "build", "docs_src", "benchmarks", "bench", "testdata"}
 DOC_DIRS = {"docs", "doc"}  # code there is examples; the prose is what docs are for
 SECONDARY_NAME = re.compile(
     r"(^test_|_test\.|_tests\.|\.test\.|\.spec\.|_spec\.|^conftest\.py$|\.min\.|\.pb\.|_pb2\.|\.generated\.)")
@@ -41,6 +42,36 @@ def is_secondary(rel: str) -> bool:
     # a leading underscore hides a folder from the build (Go's _examples, _test)
     return any(p in folders or p.lstrip("_") in folders for p in parts[:-1]) \
         or bool(SECONDARY_NAME.search(parts[-1]))
+
+
+# By hand: a folder is a mirror when this share of its files are copies of another's (same
+# path, same defined names), and at least this many.
+MIRROR_SHARE = 0.8
+MIRROR_FILES = 3
+
+
+def mirror_copies(paths: list[str], names_of: Callable[[str], list[str]]) -> set[str]:
+    """Files of a top-level folder that mirrors another (deno_dist/ beside src/, a vendored
+    copy): most of its files have a twin at the same path under the other folder that defines
+    the same names (`names_of`). The folder with fewer files is the copy; of two the same
+    size, neither (which is the original cannot be told)."""
+    by_rest: dict[str, dict[str, str]] = {}  # path inside a top-level folder -> folder -> file
+    sizes: dict[str, int] = {}
+    for path in paths:
+        folder, _, rest = path.partition("/")
+        if rest:
+            by_rest.setdefault(rest, {})[folder] = path
+            sizes[folder] = sizes.get(folder, 0) + 1
+    twins: dict[tuple[str, str], int] = {}
+    for folders in by_rest.values():
+        if len(folders) > 1:
+            for a, path_a in folders.items():
+                for b, path_b in folders.items():
+                    if a != b and names_of(path_a) and names_of(path_a) == names_of(path_b):
+                        twins[a, b] = twins.get((a, b), 0) + 1
+    copies = {a for (a, b), n in twins.items()
+              if n >= max(MIRROR_FILES, MIRROR_SHARE * sizes[a]) and sizes[a] < sizes[b]}
+    return {path for path in paths if path.partition("/")[0] in copies}
 
 
 def glob_match(rel: str, pattern: str) -> bool:

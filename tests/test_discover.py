@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from conftest import git_init, run
 from repomap.discover import glob_match, list_files
 
@@ -64,3 +66,11 @@ def test_include_and_exclude_globs():
     assert not glob_match("lib/src/x.py", "/src")
     assert not glob_match("src/app/x.py", "app/*.py")
     assert glob_match("src/app/x.py", "app")
+
+
+@pytest.mark.parametrize("path, secondary", [
+    ("testdata/protoexample/test.pb.go", True), ("internal/testdata/x.go", True), ("tests/test_app.py", True),
+    ("docs/guide.md", False), ("docs/conf.py", True), ("src/app.py", False), ("context.go", False)])
+def test_secondary_files_by_name(path, secondary):
+    from repomap.discover import is_secondary
+    assert is_secondary(path) is secondary

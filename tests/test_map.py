@@ -155,3 +155,20 @@ def test_a_file_of_type_aliases_is_mapped_and_linked(tmp_path):
     assert text.startswith("typing_aliases.py:\n  ResponseValue = t.Union[str, bytes]\n")
     refs = run("refs", "typing_aliases.py::ResponseValue", tmp_path).stdout
     assert "app.py:4" in refs
+
+
+def test_a_mirror_folder_ranks_as_secondary(tmp_path):
+    """deno_dist/ copies src/ (hono's layout): the copies rank below every original."""
+    for root in ("src", "deno_dist"):
+        (tmp_path / root).mkdir()
+        for i in range(4):
+            uses = "".join(f"import {{ part{j} }} from './part{j}'\n" for j in range(4) if j != i)
+            calls = "".join(f"  part{j}()\n" for j in range(4) if j != i)
+            (tmp_path / root / f"part{i}.ts").write_text(f"{uses}\nexport function part{i}() {{\n{calls}}}\n")
+    (tmp_path / "src" / "app.test.ts").write_text("import { part0 } from './part0'\n\ntest('a', () => part0())\n")
+    shown = [line[:-1] for line in run("map", tmp_path, "--tokens", "2000").stdout.splitlines()
+             if line and not line.startswith(" ")]
+    assert shown[:4] == [f"src/part{i}.ts" for i in range(4)]
+    assert all(path.startswith("deno_dist/") for path in shown[4:])
+    hits = json.loads(run("search", "part2", tmp_path, "--json").stdout)["results"]
+    assert hits[0]["id"] == "src/part2.ts::part2#function"
