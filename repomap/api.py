@@ -16,6 +16,7 @@ from typing import Iterable
 from . import cache, config, discover, graph, render, retrieve, tags, tokens, words, workers
 from .graph import Ranked, Signals
 from .config import DEFAULTS
+from .weights import FOUND_FILES
 from .errors import NotFound, RepoMapError
 from .index import FileInfo, Indexer
 from .retrieve import Snippet
@@ -234,7 +235,7 @@ class RepoMap:
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
-        _, scores, _, _ = graph.scores(scan.infos, *self._signals(scan, query=query))
+        _, scores, _, _ = graph.scores(scan.infos, *self._signals(scan, query=query, guided=False))
         return self._postings(scan).search(query, scores, limit, lambda t: (kind in (None, t.kind))
                                                and (path is None or discover.glob_match(t.path, path)))
 
@@ -349,10 +350,10 @@ class RepoMap:
         return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query))
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
-                 mention_idents: Iterable[str] = (), query: str = ""
+                 mention_idents: Iterable[str] = (), query: str = "", guided: bool = True
                  ) -> tuple[Signals, graph.Edges, graph.Definitions]:
         """What steers the ranking for a task, the reference graph it runs on and the files'
-        definitions as columns."""
+        definitions as columns. With a query (and `guided`), the files search finds for it too."""
         files, mention_files = sorted(scan.infos), list(mention_files)
         names = self._names(scan) if query.strip() or mention_files else words.Names.of({})
         named = words.mentions(" ".join(mention_files), names)
@@ -366,7 +367,14 @@ class RepoMap:
             secondary=self._secondary(scan),
         )
         edges = self._edges(scan, signals.secondary)
-        return signals, edges, self._derived("definitions", scan.state, lambda: graph.Definitions.of(edges, scan.infos))
+        every = self._derived("definitions", scan.state, lambda: graph.Definitions.of(edges, scan.infos))
+        if guided and query.strip():
+            _, scores, _, _ = graph.scores(scan.infos, signals, edges, every)
+            hits = self._postings(scan).search(query, scores, 4 * FOUND_FILES)
+            # Files the task names lead, then what search finds.
+            found = [*sorted(signals.mentioned_files), *(hit.tag.path for hit in hits)]
+            signals.found = list(dict.fromkeys(found))[:max(FOUND_FILES, len(signals.mentioned_files))]
+        return signals, edges, every
 
     def _secondary(self, scan: Scan) -> set[str]:
         """Tests, vendored and generated files by their names, and copies in mirror folders."""

@@ -22,8 +22,8 @@ import numpy as np
 
 from .index import FileInfo
 from .tags import Tag, family_for, is_document
-from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, MATCHING_FILE, MENTIONED_FILE, MENTIONED_NAME,
-                      METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, PROSE_FILE, SECONDARY_FILE)
+from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, MATCHING_FILE, MENTIONED_FILE,
+                      MENTIONED_NAME, METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, PROSE_FILE, SECONDARY_FILE)
 from .words import stemmed_subwords
 
 
@@ -37,6 +37,7 @@ class Signals:
     terms: dict[str, float] = field(default_factory=dict)  # query sub-word -> weight
     sharing: set[str] = field(default_factory=set)  # defined names with a sub-word in terms
     secondary: set[str] = field(default_factory=set)  # tests, vendored, generated
+    found: list[str] = field(default_factory=list)  # named files, then what search finds for the task
 
 
 @dataclass(slots=True)
@@ -232,7 +233,12 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
             by_name[every.names[name]] = _match(name, signals)
         match = by_name[every.name]
         mentioned |= np.isin(every.name, [every.names[n] for n in signals.mentioned_idents if n in every.names])
-    personal = _personalization(scale, in_focus, named, every, match)
+    found = np.zeros(n)
+    at = {path: i for i, path in enumerate(files)} if signals.found else {}
+    for place, path in enumerate(signals.found):
+        if path in at:
+            found[at[path]] = 1.0 / (place + 1)
+    personal = _personalization(scale, in_focus, named, every, match, found)
     file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
     kept = ~in_focus[every.file]
     defs = every.tags if kept.all() else [every.tags[k] for k in np.flatnonzero(kept).tolist()]
@@ -322,12 +328,14 @@ def _match(name: str, signals: Signals) -> float:
 
 
 def _personalization(scale: np.ndarray, in_focus: np.ndarray, named: np.ndarray, every: Definitions,
-                     match: np.ndarray) -> np.ndarray:
-    """Every file a little (secondary ones less); chat and mentioned files, and files whose
-    definitions match the task (`match`: per definition), much more."""
+                     match: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """Every file a little (secondary ones less); chat and mentioned files, files whose
+    definitions match the task (`match`: per definition) and the files search finds for it
+    (`found`: 1/place per file), much more."""
     personal = scale.copy()
     personal += FOCUS_FILE * in_focus
     personal += MENTIONED_FILE * named
+    personal += FOUND_FILE * found
     best = np.zeros(len(scale))
     np.maximum.at(best, every.file, match)
     return personal + MATCHING_FILE * best

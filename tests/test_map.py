@@ -172,3 +172,14 @@ def test_a_mirror_folder_ranks_as_secondary(tmp_path):
     assert all(path.startswith("deno_dist/") for path in shown[4:])
     hits = json.loads(run("search", "part2", tmp_path, "--json").stdout)["results"]
     assert hits[0]["id"] == "src/part2.ts::part2#function"
+
+
+def test_the_map_shows_the_files_search_finds_for_the_task(shop):
+    """Search's first two files for the task (item.py's parse_item, cart.py's add_line) are in
+    a 100-token map; ranked by the graph alone, cart.py gave way to svc/store.go."""
+    hits = json.loads(run("search", "parse an item line", shop, "--json").stdout)["results"]
+    first_files = list(dict.fromkeys(hit["id"].split("::")[0] for hit in hits))[:2]
+    assert first_files == ["shop/item.py", "shop/cart.py"]
+    shown = [line[:-1] for line in run("map", shop, "--query", "parse an item line", "--tokens", "100").stdout.splitlines()
+             if line and not line.startswith(" ")]
+    assert set(first_files) <= set(shown)
