@@ -16,13 +16,13 @@ from typing import Iterable
 from . import cache, config, discover, graph, render, retrieve, tags, tokens, words, workers
 from .graph import Ranked, Signals
 from .config import DEFAULTS
-from .weights import FOUND_FILES
 from .errors import NotFound, RepoMapError
 from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .search import Hit, Postings, Terms
 from .tags import Tag
 from .tokens import count_tokens
+from .weights import FOUND_FILES
 
 
 # Seconds of building that make a derived structure (graph, names, postings) worth storing:

@@ -197,9 +197,10 @@ def breadth(ranked: list[Ranked], budget: int) -> tuple[list[Ranked], dict[str, 
     sections only. Also returns, for each file that had some held back, how many definitions
     it has and its share: a map that shows its whole share says `⋮ N more` for the rest."""
     share = max(FILE_SHARE_MIN, budget // FILE_SHARE)
+    logs = {path for path in {item.tag.path for item in ranked} if is_changelog(path)}  # a regex per file
     newest: dict[str, list[int]] = {}
     for item in ranked:
-        if is_changelog(item.tag.path):
+        if item.tag.path in logs:
             newest.setdefault(item.tag.path, []).append(item.tag.start_byte)
     newest = {path: sorted(starts)[:CHANGELOG_SECTIONS] for path, starts in newest.items()}
     taken: dict[str, int] = {}
