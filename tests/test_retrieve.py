@@ -147,6 +147,22 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
                                                         "  return middleware[0]\n}"),
                        ("compose.ts::VERSION#constant", "// The version.\nexport const VERSION = '4.0'"),
                    ]),
+    "a.c": ("/* A point. */\ntypedef struct {\n    int x;\n} Point;\n\n/* Adds. */\nint add(int a, int b) {\n"
+            "    return a + b;\n}\n", [
+                ("a.c::Point#type", "/* A point. */\ntypedef struct {\n    int x;\n} Point;"),
+                ("a.c::add#function", "/* Adds. */\nint add(int a, int b) {\n    return a + b;\n}"),
+            ]),
+    "A.java": ("/** A thing. */\n@Deprecated\npublic class A {\n    /** The size. */\n"
+               "    public static final int SIZE = 3;\n}\n", [
+                   ("A.java::A.SIZE#constant", "    /** The size. */\n    public static final int SIZE = 3;"),
+               ]),
+    "a.rb": ("# The limit.\nLIMIT = 10\n", [("a.rb::LIMIT#constant", "# The limit.\nLIMIT = 10")]),
+    "a.kt": ("/** The limit. */\nconst val LIMIT = 10\n", [("a.kt::LIMIT#constant", "/** The limit. */\nconst val LIMIT = 10")]),
+    "lib.rs": ("/// A table.\npub const TABLE: [u8; 2] = [1, 2];\n\n/// A point.\n#[derive(Debug)]\npub struct Point {\n"
+               "    x: i32,\n}\n", [
+                   ("lib.rs::TABLE#constant", "/// A table.\npub const TABLE: [u8; 2] = [1, 2];"),
+                   ("lib.rs::Point#struct", "/// A point.\n#[derive(Debug)]\npub struct Point {\n    x: i32,\n}"),
+               ]),
     "app.js": ("// Make an app.\nconst createApp = function (options) {\n  return options\n}\n", [
         ("app.js::createApp#function", "// Make an app.\nconst createApp = function (options) {\n  return options\n}"),
     ]),
