@@ -235,9 +235,14 @@ class RepoMap:
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
-        _, scores, _, _ = graph.scores(scan.infos, *self._signals(scan, query=query, guided=False))
-        return self._postings(scan).search(query, scores, limit, lambda t: (kind in (None, t.kind))
-                                               and (path is None or discover.glob_match(t.path, path)))
+        return self._hits(scan, query, self._signals(scan, query=query, guided=False), limit,
+                          lambda t: kind in (None, t.kind) and (path is None or discover.glob_match(t.path, path)))
+
+    def _hits(self, scan: Scan, query: str, signalled: tuple[Signals, graph.Edges, graph.Definitions], limit: int,
+              keep=lambda tag: True) -> list[Hit]:
+        """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
+        _, scores, _, _ = graph.scores(scan.infos, *signalled)
+        return self._postings(scan).search(query, scores, limit, keep)
 
     def _postings(self, scan: Scan) -> Postings:
         """The search postings of this state of the files; only changed files' terms are read."""
@@ -354,7 +359,7 @@ class RepoMap:
                  ) -> tuple[Signals, graph.Edges, graph.Definitions]:
         """What steers the ranking for a task, the reference graph it runs on and the files'
         definitions as columns. With a query (and `guided`), the files search finds for it too."""
-        files, mention_files = sorted(scan.infos), list(mention_files)
+        mention_files = list(mention_files)
         names = self._names(scan) if query.strip() or mention_files else words.Names.of({})
         named = words.mentions(" ".join(mention_files), names)
         asked = words.mentions(query, names)
@@ -369,8 +374,7 @@ class RepoMap:
         edges = self._edges(scan, signals.secondary)
         every = self._derived("definitions", scan.state, lambda: graph.Definitions.of(edges, scan.infos))
         if guided and query.strip():
-            _, scores, _, _ = graph.scores(scan.infos, signals, edges, every)
-            hits = self._postings(scan).search(query, scores, 4 * FOUND_FILES)
+            hits = self._hits(scan, query, (signals, edges, every), 4 * FOUND_FILES)
             # Files the task names lead, then what search finds.
             found = [*sorted(signals.mentioned_files), *(hit.tag.path for hit in hits)]
             signals.found = list(dict.fromkeys(found))[:max(FOUND_FILES, len(signals.mentioned_files))]

@@ -269,16 +269,17 @@ def _check_focus(repo: RepoMap, focus: list[str]) -> None:
             raise RepoMapError(f"no such focus file: {name}")
 
 
-def _written_map(args: argparse.Namespace) -> tuple[Path, str]:
-    """Where the committed map lives and what it should say now (the file itself left out)."""
+def _written_map(args: argparse.Namespace) -> tuple[Path, str, str]:
+    """Where the committed map lives, what it says ("" if it is not a regular file) and what it
+    should say now (the file itself left out)."""
     settings = _settings(args)
     output = settings["output"]
     repo = _mapper(args, settings, "markdown", exclude=[f"/{output}"])
     target = repo.root / _output_path(repo.root, output)
-    previous = target.read_text(encoding="utf-8", errors="replace") if target.is_file() and not target.is_symlink() else ""
-    result = repo.build(reuse=True, previous_order=markdown_files(previous))
+    current = target.read_text(encoding="utf-8", errors="replace") if target.is_file() and not target.is_symlink() else ""
+    result = repo.build(reuse=True, previous_order=markdown_files(current))
     _print_notes(result.notes)
-    return target, HEADER.format(flags=_flags(args)) + result.text
+    return target, current, HEADER.format(flags=_flags(args)) + result.text
 
 
 def _flags(args: argparse.Namespace) -> str:
@@ -304,7 +305,7 @@ def _output_path(root: Path, output: str) -> str:
 
 
 def _run_write(args: argparse.Namespace) -> int:
-    target, text = _written_map(args)
+    target, _, text = _written_map(args)
     if target.is_dir() and not target.is_symlink():
         raise RepoMapError(f"--output: {target.name} is a folder")
     if target.is_file() and not target.is_symlink() and not _written_by_us(target):
@@ -338,13 +339,12 @@ def _umask() -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    target, text = _written_map(args)
+    target, current, text = _written_map(args)
     if target.is_symlink():
         raise RepoMapError(f"{target.name} is a symbolic link; run: repomap write")
     if not target.is_file():
         print(f"repomap: {target.name} is missing; run: repomap write", file=sys.stderr)
         return 2
-    current = target.read_text(encoding="utf-8", errors="replace")
     if current == text:
         return 0
     diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(), target.name, "now", lineterm="", n=1))

@@ -65,9 +65,10 @@ def mirror_copies(paths: list[str], names_of: Callable[[str], list[str]]) -> set
     twins: dict[tuple[str, str], int] = {}
     for folders in by_rest.values():
         if len(folders) > 1:
-            for a, path_a in folders.items():
-                for b, path_b in folders.items():
-                    if a != b and names_of(path_a) and names_of(path_a) == names_of(path_b):
+            names = {folder: names_of(path) for folder, path in folders.items()}
+            for a, defined in names.items():
+                for b, other in names.items():
+                    if a != b and defined and defined == other:
                         twins[a, b] = twins.get((a, b), 0) + 1
     copies = {a for (a, b), n in twins.items()
               if n >= max(MIRROR_FILES, MIRROR_SHARE * sizes[a]) and sizes[a] < sizes[b]}

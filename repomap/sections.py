@@ -25,7 +25,8 @@ class Heading:
     level: int
     title: str
     start_byte: int  # where the heading starts
-    end_byte: int  # where its last line ends
+    line: int  # its first line (1-based)
+    last_line: int  # its last line: an underlined title has two or three
 
 
 def rst_headings(source: bytes, root: Node) -> list[Heading]:
@@ -44,28 +45,31 @@ def rst_headings(source: bytes, root: Node) -> list[Heading]:
         if style not in styles:
             styles.append(style)
         text = source[title.start_byte:title.end_byte].decode("utf-8", "replace").strip()
-        found.append(Heading(styles.index(style) + 1, text, node.start_byte, node.end_byte))
+        found.append(Heading(styles.index(style) + 1, text, node.start_byte, node.start_point[0] + 1,
+                             node.end_point[0] + 1))
     return found
 
 
 def asciidoc_headings(source: bytes) -> list[Heading]:
     """`== Title` (or `## Title`) lines outside delimited blocks; the number of marks is the level."""
     found, fence, offset = [], None, 0
-    for line in source.split(b"\n"):
-        end = offset + len(line)
+    for number, line in enumerate(source.split(b"\n"), 1):
         text = line.rstrip(b"\r")
         if (delimiter := _ASCIIDOC_FENCE.match(text)) is not None:
             fence = None if fence == delimiter.group(1) else fence or delimiter.group(1)
         elif fence is None and (title := _ASCIIDOC_TITLE.match(text)) is not None:
-            found.append(Heading(len(title.group(1)), title.group(2).decode("utf-8", "replace"), offset, end))
-        offset = end + 1
+            found.append(Heading(len(title.group(1)), title.group(2).decode("utf-8", "replace"), offset, number,
+                                 number))
+        offset += len(line) + 1
     return found
 
 
-def spans(headings: list[Heading], size: int) -> list[tuple[Heading, int]]:
-    """Each heading with where its section ends: at the next heading of its level or above."""
+def spans(headings: list[Heading], source: bytes) -> list[tuple[Heading, int, int]]:
+    """Each heading with where its section ends, as a byte and a line: before the next heading
+    of its level or above, else at the end of the document."""
+    last_line = source.count(b"\n", 0, max(len(source) - 1, 0)) + 1
     out = []
     for i, heading in enumerate(headings):
-        end = next((h.start_byte for h in headings[i + 1:] if h.level <= heading.level), size)
-        out.append((heading, end))
+        after = next((h for h in headings[i + 1:] if h.level <= heading.level), None)
+        out.append((heading, after.start_byte, after.line - 1) if after else (heading, len(source), last_line))
     return out

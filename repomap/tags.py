@@ -197,12 +197,10 @@ def _document(path: str, source: bytes, language: str) -> FileTags:
     else:
         headings, error = sections.asciidoc_headings(source), False
     defs = []
-    for heading, end in sections.spans(headings, len(source)):
+    for heading, end, end_line in sections.spans(headings, source):
         if name := sections.slug(heading.title):
-            line = source.count(b"\n", 0, heading.start_byte) + 1
-            defs.append(Tag(path, line, "def", "section", name, source.count(b"\n", 0, max(end - 1, 0)) + 1,
-                            heading.start_byte, end, source.count(b"\n", 0, heading.end_byte) + 1,
-                            head_byte=heading.start_byte))
+            defs.append(Tag(path, heading.line, "def", "section", name, end_line, heading.start_byte, end,
+                            heading.last_line, head_byte=heading.start_byte))
     return FileTags(_nest(defs), error)
 
 
