@@ -106,15 +106,17 @@ def test_rst_and_asciidoc_sections_are_mapped_searched_and_retrieved(tmp_path):
     assert section.stdout.endswith("=== From source\n\nBuild it.\n\n----\n== not a heading, inside a listing block\n----\n\n")
 
 
-def test_prose_ranks_below_code_unless_the_task_names_it(shop):
-    def files(text):
-        return [line[:-1] for line in text.splitlines() if line and not line.startswith(" ")]
+def _shown_files(text: str) -> list[str]:
+    """The files a text map shows, in its order."""
+    return [line[:-1] for line in text.splitlines() if line and not line.startswith(" ")]
 
-    assert files(run("map", shop, "--tokens", "400").stdout)[-1] == "docs/guide.md"
-    assert files(run("map", shop, "--tokens", "400", "--query", "explain serving in guide.md").stdout)[0] == \
+
+def test_prose_ranks_below_code_unless_the_task_names_it(shop):
+    assert _shown_files(run("map", shop, "--tokens", "400").stdout)[-1] == "docs/guide.md"
+    assert _shown_files(run("map", shop, "--tokens", "400", "--query", "explain serving in guide.md").stdout)[0] == \
         "docs/guide.md"
     # A heading is not an identifier: a task that says "carts" does not pull the guide up.
-    assert "docs/guide.md" not in files(run("map", shop, "--tokens", "200", "--query", "carts").stdout)[:3]
+    assert "docs/guide.md" not in _shown_files(run("map", shop, "--tokens", "200", "--query", "carts").stdout)[:3]
 
 
 def _tree_with_a_dominant_file(root: Path) -> None:
@@ -166,8 +168,7 @@ def test_a_mirror_folder_ranks_as_secondary(tmp_path):
             calls = "".join(f"  part{j}()\n" for j in range(4) if j != i)
             (tmp_path / root / f"part{i}.ts").write_text(f"{uses}\nexport function part{i}() {{\n{calls}}}\n")
     (tmp_path / "src" / "app.test.ts").write_text("import { part0 } from './part0'\n\ntest('a', () => part0())\n")
-    shown = [line[:-1] for line in run("map", tmp_path, "--tokens", "2000").stdout.splitlines()
-             if line and not line.startswith(" ")]
+    shown = _shown_files(run("map", tmp_path, "--tokens", "2000").stdout)
     assert shown[:4] == [f"src/part{i}.ts" for i in range(4)]
     assert all(path.startswith("deno_dist/") for path in shown[4:])
     hits = json.loads(run("search", "part2", tmp_path, "--json").stdout)["results"]
@@ -180,6 +181,5 @@ def test_the_map_shows_the_files_search_finds_for_the_task(shop):
     hits = json.loads(run("search", "parse an item line", shop, "--json").stdout)["results"]
     first_files = list(dict.fromkeys(hit["id"].split("::")[0] for hit in hits))[:2]
     assert first_files == ["shop/item.py", "shop/cart.py"]
-    shown = [line[:-1] for line in run("map", shop, "--query", "parse an item line", "--tokens", "100").stdout.splitlines()
-             if line and not line.startswith(" ")]
+    shown = _shown_files(run("map", shop, "--query", "parse an item line", "--tokens", "100").stdout)
     assert set(first_files) <= set(shown)

@@ -47,8 +47,8 @@ STEADY = {
 }
 
 
-def _sections(path):
-    return [line[4:] for line in path.read_text().splitlines() if line.startswith("### ")]
+def _sections(text):
+    return [line[4:] for line in text.splitlines() if line.startswith("### ")]
 
 
 def test_a_signature_edit_changes_its_own_line_and_no_section_moves(tmp_path):
@@ -56,7 +56,7 @@ def test_a_signature_edit_changes_its_own_line_and_no_section_moves(tmp_path):
         (tmp_path / name).write_text(text)
     assert run("write", tmp_path).returncode == 0
     before = (tmp_path / "REPOMAP.md").read_text()
-    assert _sections(tmp_path / "REPOMAP.md") == ["alpha.py", "beta.py", "main.py"]
+    assert _sections((tmp_path / "REPOMAP.md").read_text()) == ["alpha.py", "beta.py", "main.py"]
     main = tmp_path / "main.py"
     # Two more references to Beta: beta.py now ranks a little above alpha.py (a fresh map
     # puts it first), but not by enough to move a section of the committed map.
@@ -73,13 +73,12 @@ def test_a_signature_edit_changes_its_own_line_and_no_section_moves(tmp_path):
     # Far ahead now: the section moves up.
     main.write_text(STEADY["main.py"].replace("def helper(value):", "def helper(a: Beta, b: Beta, c: Beta, d: Beta):"))
     assert run("write", tmp_path).returncode == 0
-    assert _sections(tmp_path / "REPOMAP.md") == ["beta.py", "alpha.py", "main.py"]
+    assert _sections((tmp_path / "REPOMAP.md").read_text()) == ["beta.py", "alpha.py", "main.py"]
     assert run("check", tmp_path).returncode == 0
 
 
 def _sections_of_map(root):
-    result = run("map", root, "--format", "markdown", "--exclude", "REPOMAP.md")
-    return [line[4:] for line in result.stdout.splitlines() if line.startswith("### ")]
+    return _sections(run("map", root, "--format", "markdown", "--exclude", "REPOMAP.md").stdout)
 
 
 def test_settings_file_and_flags_win(shop):
