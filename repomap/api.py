@@ -11,18 +11,23 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from . import cache, config, discover, graph, render, retrieve, tags, tokens, words, workers
-from .graph import Ranked, Signals
+from . import cache, config, discover, retrieve, tags, tokens, words
 from .config import DEFAULTS
 from .errors import NotFound, RepoMapError
 from .index import FileInfo, Indexer
 from .retrieve import Snippet
-from .search import Hit, Postings, Terms
 from .tags import Tag
 from .tokens import count_tokens
 from .weights import FOUND_FILES
+
+# The ranking, rendering and search stages (numpy, jinja2) are imported by the methods that
+# run them: a stored map, the warm CLI's usual answer, needs none of them.
+if TYPE_CHECKING:
+    from . import graph
+    from .graph import Ranked, Signals
+    from .search import Hit, Postings, Terms
 
 
 # Seconds of building that make a derived structure (graph, names, postings) worth storing:
@@ -127,10 +132,15 @@ class RepoMap:
         self.template = Path(template) if template else None
         if self.template is not None and not self.template.is_file():
             raise RepoMapError(f"no such template file: {template}")
-        try:
-            render.load_template(fmt, self.template)
-        except Exception as exc:
-            raise RepoMapError(f"bad template: {exc}") from None
+        if fmt not in config.FORMATS:
+            raise RepoMapError(f"unknown format {fmt!r} (choose from {', '.join(config.FORMATS)})")
+        if self.template is not None:
+            from . import render
+
+            try:
+                render.load_template(fmt, self.template)
+            except Exception as exc:
+                raise RepoMapError(f"bad template: {exc}") from None
         self.include = list(include)
         self.exclude = list(exclude)
         self.hide_secondary = hide_secondary
@@ -138,7 +148,7 @@ class RepoMap:
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
         self.indexer = Indexer(self.root, folder, max_file_size, parse_timeout)
         self._memo: tokens.Memo | None = None
-        self._terms = Terms()
+        self._terms: Terms | None = None  # each file's search terms, made on the first search
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
         self._lock = threading.RLock()
 
@@ -181,6 +191,8 @@ class RepoMap:
         scan = self._scan(stamps, tally)
         if reuse and (saved := self._stored_map(scan.state, request)):
             return saved  # only touched files: the index is read, nothing is ranked
+        from . import render
+
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
         memo = self._token_memo()
         learned = memo.learned
@@ -241,11 +253,18 @@ class RepoMap:
     def _hits(self, scan: Scan, query: str, signalled: tuple[Signals, graph.Edges, graph.Definitions], limit: int,
               keep=lambda tag: True) -> list[Hit]:
         """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
+        from . import graph
+
         _, scores, _, _ = graph.scores(scan.infos, *signalled)
         return self._postings(scan).search(query, scores, limit, keep)
 
     def _postings(self, scan: Scan) -> Postings:
         """The search postings of this state of the files; only changed files' terms are read."""
+        from .search import Postings, Terms
+
+        if self._terms is None:
+            self._terms = Terms()
+
         def build() -> Postings:
             rels = list(scan.infos)
             for rel, digest, terms in self.indexer.terms(rels, self._terms.known):
@@ -286,7 +305,7 @@ class RepoMap:
         return text
 
     def _graph(self, scan: Scan, top: int, query: str, focus: Iterable[str]):
-        from . import export  # networkx is imported only by those who ask for the graph
+        from . import export, graph
 
         signals, edges, every = self._signals(scan, focus, query=query)
         ranked, file_rank = graph.rank(scan.infos, signals, edges, every)
@@ -352,6 +371,8 @@ class RepoMap:
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
+        from . import graph
+
         return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query))
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
@@ -359,6 +380,9 @@ class RepoMap:
                  ) -> tuple[Signals, graph.Edges, graph.Definitions]:
         """What steers the ranking for a task, the reference graph it runs on and the files'
         definitions as columns. With a query (and `guided`), the files search finds for it too."""
+        from . import graph
+        from .graph import Signals
+
         mention_files = list(mention_files)
         names = self._names(scan) if query.strip() or mention_files else words.Names.of({})
         named = words.mentions(" ".join(mention_files), names)
@@ -396,6 +420,8 @@ class RepoMap:
     def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
         """The reference graph of what the files define and reference (unchanged by an edit
         inside a body)."""
+        from . import graph
+
         return self._derived("edges", scan.links, lambda: graph.build_edges(scan.infos, secondary),
                              graph.Edges.to_bytes, graph.Edges.from_bytes)
 
@@ -432,6 +458,9 @@ class RepoMap:
 
     def _parse_files(self, rels: list[str]):
         """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit."""
+        from . import workers
+
+        tags.prepare({tags.language_for(rel) for rel in rels} - {None})
         jobs = [(str(self.root / rel), rel, self.indexer.max_file_size) for rel in rels]
         for job, answer in workers.run(_parse_job, jobs, self.indexer.parse_timeout, os.cpu_count() or 1):
             yield job[1], answer.reason if isinstance(answer, workers.Failed) else answer

@@ -91,11 +91,11 @@ def _grammar_versions() -> str:
     """tree-sitter and every grammar package installed beside it and the language pack (which
     depends on some that are released on their own), by their dist-info folders:
     importlib.metadata would cost more to import than a warm map takes, and tree-sitter 0.25
-    has no __version__."""
-    import tree_sitter
-    import tree_sitter_language_pack
+    has no __version__. The packages are found, not imported: a stored map needs no grammar."""
+    from importlib.util import find_spec
 
-    sites = {Path(module.__file__).resolve().parent.parent for module in (tree_sitter, tree_sitter_language_pack)}
+    specs = [find_spec(name) for name in ("tree_sitter", "tree_sitter_language_pack")]
+    sites = {Path(spec.origin).resolve().parent.parent for spec in specs if spec and spec.origin}
     return ",".join(sorted(p.name for site in sites for p in site.glob("tree_sitter*.dist-info")))
 
 

@@ -16,10 +16,9 @@ from pathlib import Path, PurePosixPath
 from . import __version__, config, tags
 from .aider_drop_in import run_aider
 from .api import RepoMap
-from .config import DEFAULTS
+from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
 from .errors import NotFound, Refused, RepoMapError
-from .export import FORMATS as GRAPH_FORMATS
-from .render import FORMATS, markdown_files
+from .render import markdown_files
 from .retrieve import Snippet, safe_relative
 from .tokens import priced
 

@@ -22,6 +22,8 @@ DEFAULTS = {
     "parse_timeout": 10.0,  # seconds to tag one file before it is skipped
     "output": "REPOMAP.md",  # where `repomap write` puts the map
 }
+FORMATS = ("text", "markdown", "json")  # of a map (templates/FORMAT.j2)
+GRAPH_FORMATS = ("graphml", "gexf", "json", "dot", "html")  # of the ranked graph (export.py)
 KEYS = {key: type(value) for key, value in DEFAULTS.items()}
 
 

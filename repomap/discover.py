@@ -21,7 +21,6 @@ SECONDARY_NAME = re.compile(
     r"(^test_|_test\.|_tests\.|\.test\.|\.spec\.|_spec\.|^conftest\.py$|\.min\.|\.pb\.|_pb2\.|\.generated\.)")
 
 
-Rule = tuple[re.Pattern[str], bool, bool, str]  # a .gitignore line: regex, negated, folders only, as written
 
 
 @dataclass
@@ -113,9 +112,40 @@ def _regular(path: str) -> bool:
         return False
 
 
+@dataclass
+class Ignore:
+    """One .gitignore file, its lines joined into a few regexes: one regex per file instead of
+    one per line, since the kernel's walk tests 80,000 paths against its 100 root lines. A
+    line without a slash (nor **) matches a name at any depth, so it is tested against the
+    entry's name alone, which is short; the others against the path below the file's folder.
+    Each regex is its lines in reverse order, each in its own group, so the first alternative
+    that matches is the last matching line of its kind; the last matching line decides, as
+    in git. A `dir/` line hides only folders, so folders and files have regexes of their own."""
+
+    base: str  # the folder the file is in ("" or "path/")
+    lines: list[tuple[bool, str]]  # (negated, as written) per pattern line
+    # (for folders, by name) -> the regex of those lines and each group's line number
+    regexes: dict[tuple[bool, bool], tuple[re.Pattern[str], list[int]]]
+
+    def rule(self, rel: str, name: str, is_dir: bool) -> str | None:
+        """The line that hides `rel` as "folder/.gitignore: line", "" if one re-includes it,
+        None if no line matches."""
+        last = -1
+        for by_name in (True, False):
+            if found := self.regexes.get((is_dir, by_name)):
+                regex, numbers = found
+                match = regex.fullmatch(name) if by_name else regex.fullmatch(rel, len(self.base))
+                if match:
+                    last = max(last, numbers[match.lastindex - 1])
+        if last < 0:
+            return None
+        negated, written = self.lines[last]
+        return "" if negated else f"{self.base}.gitignore: {written}"
+
+
 def _walk(root: Path, tally: Tally, ignore: bool) -> list[str]:
     found: list[str] = []
-    rules: list[tuple[str, list[Rule]]] = []
+    rules: list[Ignore] = []  # the .gitignore files above the folder being visited, deepest last
 
     def visit(folder: str, rel: str) -> None:
         try:
@@ -125,13 +155,13 @@ def _walk(root: Path, tally: Tally, ignore: bool) -> list[str]:
         gitignore = next((e for e in entries if ignore and e.name == ".gitignore"
                           and e.is_file(follow_symlinks=False)), None)
         if gitignore is not None:
-            rules.append((rel, _parse_gitignore(Path(gitignore.path))))
+            rules.append(_parse_gitignore(Path(gitignore.path), rel))
         for entry in entries:
             child = f"{rel}{entry.name}"
             if entry.name == ".git" or entry.is_symlink():
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
-            rule = _ignored(child, is_dir, rules)
+            rule = _ignored(child, entry.name, is_dir, rules)
             if rule:
                 tally.ignored[rule] = tally.ignored.get(rule, 0) + 1
                 continue
@@ -146,14 +176,15 @@ def _walk(root: Path, tally: Tally, ignore: bool) -> list[str]:
     return found
 
 
-def _parse_gitignore(path: Path) -> list[Rule]:
-    """(regex, negated, directories only, the line) per pattern line."""
-    rules = []
+def _parse_gitignore(path: Path, base: str) -> Ignore:
+    """A .gitignore file in folder `base`; an unreadable one hides nothing."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return rules
-    for line in lines:
+        text = []
+    lines: list[tuple[bool, str]] = []
+    groups: dict[tuple[bool, bool], list[tuple[str, int]]] = {}
+    for line in text:
         line = written = line.rstrip()
         if not line or line.startswith("#"):
             continue
@@ -161,11 +192,14 @@ def _parse_gitignore(path: Path) -> list[Rule]:
         line = line[1:] if negated else line
         dir_only = line.endswith("/")
         line = line.rstrip("/")
-        anchored = "/" in line
-        line = line.lstrip("/")
-        prefix = "" if anchored else "(?:.*/)?"
-        rules.append((re.compile(prefix + _glob_regex(line)), negated, dir_only, written))
-    return rules
+        by_name = "/" not in line and "**" not in line
+        regex = _glob_regex(line.lstrip("/"))
+        for is_dir in (True, False) if not dir_only else (True,):
+            groups.setdefault((is_dir, by_name), []).append((regex, len(lines)))
+        lines.append((negated, written))
+    regexes = {key: (re.compile("|".join(f"({regex})" for regex, _ in reversed(group))),
+                     [number for _, number in reversed(group)]) for key, group in groups.items()}
+    return Ignore(base, lines, regexes)
 
 
 def _glob_regex(pattern: str) -> str:
@@ -198,18 +232,14 @@ def _glob_regex(pattern: str) -> str:
     return "".join(out)
 
 
-def _ignored(rel: str, is_dir: bool, rules: list[tuple[str, list[Rule]]]
-             ) -> str:
-    """The rule that hides `rel` ("" if none does), as "folder/.gitignore: line"."""
-    ignored = ""
-    for base, patterns in rules:
-        sub = rel[len(base):]
-        for regex, negated, dir_only, written in patterns:
-            if dir_only and not is_dir:
-                continue
-            if regex.fullmatch(sub):
-                ignored = "" if negated else f"{base}.gitignore: {written}"
-    return ignored
+def _ignored(rel: str, name: str, is_dir: bool, rules: list[Ignore]) -> str:
+    """The rule that hides `rel` ("" if none does), as "folder/.gitignore: line": the
+    deepest .gitignore with a matching line decides."""
+    for ignore in reversed(rules):
+        rule = ignore.rule(rel, name, is_dir)
+        if rule is not None:
+            return rule
+    return ""
 
 
 def read_source(path: Path, max_file_size: int = DEFAULTS["max_file_size"]) -> tuple[bytes | None, str]:

@@ -5,7 +5,7 @@ among them. Nodes carry path, language, folder, rank, the number of definitions 
 best few definitions' names and signatures; edges carry the summed reference weight and
 the names that link the two files, heaviest first. GraphML, GEXF, node-link JSON and DOT
 come from networkx's own writers; the HTML page is one offline file (templates/graph.html.j2).
-networkx is imported when a graph is made, so that the CLI can name the formats for free.
+networkx and numpy are imported when a graph is made.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from __future__ import annotations
 import io
 import json
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from .config import GRAPH_FORMATS
 from .errors import RepoMapError
-from .graph import Edges, Ranked
 from .render import packaged_template, signatures
 from .tags import language_for
 
-FORMATS = ("graphml", "gexf", "json", "dot", "html")
+if TYPE_CHECKING:
+    from .graph import Edges, Ranked
+
 NAMES_PER_EDGE = 5  # the names that link two files, heaviest first
 BEST_PER_FILE = 5  # a node's best definitions, by the map's score
 
@@ -29,6 +30,7 @@ BEST_PER_FILE = 5  # a node's best definitions, by the map's score
 def ranked_graph(edges: Edges, file_rank: dict[str, float], ranked: list[Ranked], sources, top: int):
     """The `top` best-ranked files and the reference edges among them, as a networkx.DiGraph."""
     import networkx as nx
+    import numpy as np
 
     files = sorted(file_rank, key=lambda path: (-file_rank[path], path))[:top]
     best: dict[str, list] = defaultdict(list)
@@ -59,7 +61,7 @@ def ranked_graph(edges: Edges, file_rank: dict[str, float], ranked: list[Ranked]
 
 
 def write(graph, fmt: str) -> str:
-    """The graph in one of FORMATS, as text."""
+    """The graph in one of GRAPH_FORMATS, as text."""
     import networkx as nx
 
     if fmt in ("graphml", "gexf"):
@@ -78,13 +80,15 @@ def write(graph, fmt: str) -> str:
         return out.getvalue()
     if fmt == "html":
         return _page(graph)
-    raise RepoMapError(f"unknown graph format {fmt!r} (choose from {', '.join(FORMATS)})")
+    raise RepoMapError(f"unknown graph format {fmt!r} (choose from {', '.join(GRAPH_FORMATS)})")
 
 
 def _spread(positions: dict) -> dict:
     """A force layout packs a repository's linked core into a knot and flings lone files to
     the rim; mixing each coordinate with its rank among all nodes' keeps who is near whom
     and uses the whole page. Coordinates end in [-1, 1]."""
+    import numpy as np
+
     paths = list(positions)
     xy = np.array([positions[p] for p in paths], dtype=float).reshape(len(paths), 2)
     spread = np.empty_like(xy)

@@ -14,7 +14,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Iterator
 
-from . import cache, discover, tags, workers
+from . import cache, discover, tags
 from .config import DEFAULTS
 from .tags import Tag
 
@@ -167,8 +167,14 @@ class Indexer:
 
     def _update(self, stamps: dict[str, tuple[int, int]]) -> None:
         """Re-tag changed files. Workers read, hash and parse, so no file's bytes wait in this
-        process; a file whose content hash is stored is only re-stamped."""
+        process; a file whose content hash is stored is only re-stamped. What the workers
+        need is loaded before they fork, not in each one's first job (under its time limit)."""
+        if not stamps:
+            return
+        from . import search, workers  # noqa: F401  (search: for _tag_job)
+
         jobs = [self._job(rel) for rel in stamps]
+        tags.prepare({job[2] for job in jobs})
         progress = _Progress(len(jobs))
         rows = []
         while jobs:

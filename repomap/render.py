@@ -12,22 +12,23 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
-import jinja2
-from jinja2.sandbox import SandboxedEnvironment
-
+from .config import FORMATS
 from .errors import RepoMapError
-from .graph import Ranked
 from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MIN, STEADY_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
 from .tokens import count_tokens
 
+if TYPE_CHECKING:  # jinja2 is imported when a template is first compiled: a stored map needs none
+    import jinja2
+
+    from .graph import Ranked
+
 WIDTH = 160
 ELIDED = "⋮"
 MAX_FILL_TRIES = 64
-FORMATS = ("text", "markdown", "json")
 
 
 @dataclass
@@ -62,6 +63,8 @@ class Renderer:
         for item in selection:
             chosen.setdefault(item.tag.path, []).append(item.tag)
         files = [self._file_view(path, tags) for path, tags in chosen.items()]
+        import jinja2
+
         try:
             return self.template.render(files=files)
         except jinja2.TemplateError as exc:  # a user's template: unsafe, or asks for what is not there
@@ -170,6 +173,9 @@ def _compiled(fmt: str, text: str | None) -> jinja2.Template:
 
 @lru_cache(maxsize=2)
 def _environment(sandboxed: bool) -> jinja2.Environment:
+    import jinja2
+    from jinja2.sandbox import SandboxedEnvironment
+
     env = (SandboxedEnvironment if sandboxed else jinja2.Environment)(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,

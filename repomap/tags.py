@@ -16,12 +16,13 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
-from tree_sitter_language_pack import get_language
+from typing import TYPE_CHECKING
 
 from . import sections
 from .resources import resource_dir
+
+if TYPE_CHECKING:  # tree-sitter is imported by what parses: a stored map needs no grammar
+    from tree_sitter import Node, Parser, Query
 
 # Definitions that make a nested function a method.
 CONTAINER_KINDS = {"class", "struct", "interface", "trait", "enum", "impl"}
@@ -124,12 +125,26 @@ def _query_source(name: str) -> str:
     return "\n".join(_query_source(n) for n in first.split(":", 1)[1].split()) + "\n" + text
 
 
+def prepare(languages: set[str]) -> None:
+    """Load tree-sitter and compile these languages' queries before worker processes are
+    forked: each then starts with them, instead of spending its first file's time limit on
+    them."""
+    for language in languages:
+        if language == "rst":
+            _rst_parser()
+        elif language != "asciidoc":
+            _compiled(language)
+
+
 @lru_cache(maxsize=None)
 def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
     """Parser and query for a language, compiled once, and each pattern's definition.* or
     reference.* capture as matches show it; None (with a warning) if broken."""
+    from tree_sitter import Parser, Query
+    from tree_sitter_language_pack import get_language
+
     try:
-        lang: Language = get_language(language)
+        lang = get_language(language)
         query = Query(lang, _query_source(QUERY_ALIASES.get(language, language)))
     except Exception as exc:  # a broken query must not break the other languages
         print(f"repomap: warning: no tags for {language}: {exc}", file=sys.stderr)
@@ -139,6 +154,8 @@ def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
 
 def extract(path: str, source: bytes, language: str) -> FileTags | None:
     """Tags of one file; None when the language has no working query."""
+    from tree_sitter import QueryCursor
+
     if language in ("rst", "asciidoc"):
         return _document(path, source, language)
     compiled = _compiled(language)
@@ -186,6 +203,9 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
 
 @lru_cache(maxsize=None)
 def _rst_parser() -> Parser:
+    from tree_sitter import Parser
+    from tree_sitter_language_pack import get_language
+
     return Parser(get_language("rst"))
 
 

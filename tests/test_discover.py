@@ -74,3 +74,23 @@ def test_include_and_exclude_globs():
 def test_secondary_files_by_name(path, secondary):
     from repomap.discover import is_secondary
     assert is_secondary(path) is secondary
+
+
+def test_walk_agrees_with_git_where_name_and_path_lines_mix(tmp_path):
+    """Lines that match a name at any depth and lines that match a path are tested apart;
+    the last matching line must still decide, and a deeper .gitignore win, as in git."""
+    files = ["a.gen", "keep.gen", "src/a.gen", "src/keep.gen", "src/b.gen", "docs/x.gen", "docs/y.txt",
+             "out/o.txt", "src/out/o.txt", "lib/out", "lib/z.txt", "lib/z.gen", "t/cache/c.py", "t/c.py"]
+    ignores = {".gitignore": "*.gen\n!src/keep.gen\nsrc/b.gen\nout/\ndocs/*\n!y.txt\n!lib/*\n",
+               "lib/.gitignore": "z.*\n!z.gen\n", "t/.gitignore": "cache\n!c.py\n"}
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    for name, text in ignores.items():
+        (tmp_path / name).write_text(text)
+    walked = list_files(tmp_path)
+    git_init(tmp_path)
+    listed = list_files(tmp_path)
+    assert walked == listed
+    assert {"src/keep.gen", "docs/y.txt", "lib/z.gen"} <= set(walked)  # a later line of the other kind won
+    assert not {"keep.gen", "src/a.gen", "docs/x.gen", "lib/z.txt", "out/o.txt", "t/cache/c.py"} & set(walked)

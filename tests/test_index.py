@@ -37,6 +37,18 @@ def test_warm_runs_read_nothing_again_and_edits_are_seen(tree, tmp_path):
     assert "def renamed(x):" in text and "def f1" not in text
 
 
+def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
+    """The warm CLI's usual answer is read from the index: its budget has no room for
+    importing numpy, jinja2, tree-sitter, tiktoken or multiprocessing."""
+    cache_dir = tmp_path / "cache"
+    first = run("map", tree, "--cache-dir", cache_dir)
+    again = run("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert again.returncode == 0 and again.stdout == first.stdout
+    imported = {line.split("|")[-1].strip() for line in again.stderr.splitlines() if line.startswith("import time:")}
+    assert "repomap.api" in imported
+    assert not imported & {"numpy", "jinja2", "tree_sitter", "tiktoken", "multiprocessing", "repomap.graph"}
+
+
 def test_touch_without_change_is_not_parsed_again(tree, tmp_path):
     cache_dir = tmp_path / "cache"
     index(tree, cache_dir)
