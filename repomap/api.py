@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from . import cache, config, discover, retrieve, tags, tokens, words
 from .config import DEFAULTS
@@ -26,7 +26,7 @@ from .weights import FOUND_FILES
 # run them: a stored map, the warm CLI's usual answer, needs none of them.
 if TYPE_CHECKING:
     from . import graph
-    from .graph import Ranked, Signals
+    from .graph import Ranked, RankedList, Signals
     from .search import Hit, Postings, Terms
 
 
@@ -44,7 +44,7 @@ class MapResult:
     text: str
     tokens: int
     ranked_files: list[str]
-    ranked: list[Ranked]
+    ranked: Sequence[Ranked]  # every definition, best first (made into Ranked as they are read)
     notes: dict[str, int] = field(default_factory=dict)  # files skipped or worth a word, by reason
     shown_files: list[str] = field(default_factory=list)  # the files the map shows, in its order
     ignored: dict[str, int] = field(default_factory=dict)  # files and folders each .gitignore rule hid
@@ -60,8 +60,23 @@ class Scan:
     state: str  # a digest of the files' contents
     links: str  # a digest of what the files define and reference: what the graph and names are made of
 
-    def defs(self) -> dict[str, list[Tag]]:
-        return {rel: info.defs for rel, info in self.infos.items()}
+    def defs(self) -> Mapping[str, list[Tag]]:
+        """Each file's definitions, made into Tags only for the files that are read."""
+        return _Defs(self.infos)
+
+
+class _Defs(Mapping):
+    def __init__(self, infos: dict[str, FileInfo]):
+        self.infos = infos
+
+    def __getitem__(self, rel: str) -> list[Tag]:
+        return self.infos[rel].defs
+
+    def __iter__(self):
+        return iter(self.infos)
+
+    def __len__(self) -> int:
+        return len(self.infos)
 
 
 class Sources(dict):
@@ -206,7 +221,7 @@ class RepoMap:
         if memo.learned > learned:
             counts = list(memo.known.items())[-MEMO_COUNTS:]
             self.indexer.store.save_blob(MEMO_KEY, marshal.dumps(dict(counts)))
-        order = list(dict.fromkeys(r.tag.path for r in ranked))
+        order = ranked.files()
         shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:
             saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
@@ -370,7 +385,7 @@ class RepoMap:
                     self.indexer.links_state(infos))
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
-              mention_idents: Iterable[str] = (), query: str = "") -> tuple[list[Ranked], dict[str, float]]:
+              mention_idents: Iterable[str] = (), query: str = "") -> tuple[RankedList, dict[str, float]]:
         from . import graph
 
         return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query))
@@ -396,7 +411,8 @@ class RepoMap:
             secondary=self._secondary(scan),
         )
         edges = self._edges(scan, signals.secondary)
-        every = self._derived("definitions", scan.state, lambda: graph.Definitions.of(edges, scan.infos))
+        every = self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, scan.infos),
+                              graph.Definitions.to_bytes, graph.Definitions.from_bytes)
         if guided and query.strip():
             hits = self._hits(scan, query, (signals, edges, every), 4 * FOUND_FILES)
             # Files the task names lead, then what search finds.
@@ -407,7 +423,7 @@ class RepoMap:
     def _secondary(self, scan: Scan) -> set[str]:
         """Tests, vendored and generated files by their names, and copies in mirror folders."""
         def names_of(path: str) -> list[str]:
-            return [t.name for t in scan.infos[path].defs]
+            return scan.infos[path].names()
         return self._derived("secondary", scan.links, lambda: {f for f in scan.infos if discover.is_secondary(f)}
                              | discover.mirror_copies(list(scan.infos), names_of))
 

@@ -21,29 +21,30 @@ from .render import packaged_template, signatures
 from .tags import language_for
 
 if TYPE_CHECKING:
-    from .graph import Edges, Ranked
+    from .graph import Edges, RankedList
 
 NAMES_PER_EDGE = 5  # the names that link two files, heaviest first
 BEST_PER_FILE = 5  # a node's best definitions, by the map's score
 
 
-def ranked_graph(edges: Edges, file_rank: dict[str, float], ranked: list[Ranked], sources, top: int):
+def ranked_graph(edges: Edges, file_rank: dict[str, float], ranked: RankedList, sources, top: int):
     """The `top` best-ranked files and the reference edges among them, as a networkx.DiGraph."""
     import networkx as nx
     import numpy as np
 
     files = sorted(file_rank, key=lambda path: (-file_rank[path], path))[:top]
     best: dict[str, list] = defaultdict(list)
-    counts: dict[str, int] = defaultdict(int)
-    for item in ranked:
-        counts[item.tag.path] += 1
-        if len(best[item.tag.path]) < BEST_PER_FILE:
-            best[item.tag.path].append(item.tag)
+    numbers = {path: k for k, path in enumerate(ranked.paths)}
+    wanted = np.isin(ranked.file, [numbers[path] for path in files if path in numbers])
+    for at in np.flatnonzero(wanted & (ranked.place() < BEST_PER_FILE)).tolist():
+        tag = ranked[at].tag
+        best[tag.path].append(tag)
+    counts = dict(zip(ranked.paths, np.bincount(ranked.file, minlength=len(ranked.paths)).tolist()))
     graph = nx.DiGraph()
     for path in files:
         shown = signatures(best[path], sources[path]) if best[path] else {}
         graph.add_node(path, path=path, language=language_for(path) or "", folder=path.split("/")[0] if "/" in path else "(top level)",
-                       rank=round(file_rank[path], 6), definitions=counts[path],
+                       rank=round(file_rank[path], 6), definitions=counts.get(path, 0),
                        names=", ".join(t.name for t in best[path]),
                        signatures="\n".join(shown[t.id].splitlines()[0] for t in best[path] if shown.get(t.id)))
     number = {path: i for i, path in enumerate(edges.files)}

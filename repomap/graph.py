@@ -16,6 +16,7 @@ import io
 import json
 import math
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,24 +49,83 @@ class Ranked:
 
 @dataclass
 class Definitions:
-    """Every definition of the graph's files, in path order and then as each file lists them."""
+    """Every definition of the graph's files as columns, numbered in path order and then as
+    each file lists them (which is the order of their start bytes). They depend only on what
+    the files define (index.FileInfo.links), so an edit inside a body keeps them."""
 
-    tags: list[Tag]
     file: np.ndarray  # the file's number in Edges.files
     name: np.ndarray  # the name's number in `names`
     names: dict[str, int]  # every defined name (local ones too, unlike Edges.names)
     key: np.ndarray  # file * len(Edges.names) + the name's number there, or -1: what inflow is keyed by
+    first: np.ndarray  # per file, the number of its first definition
 
     @classmethod
     def of(cls, edges: Edges, infos: dict[str, FileInfo]) -> Definitions:
-        tags = [tag for path in edges.files for tag in infos[path].defs]
-        file = np.repeat(np.arange(len(edges.files), dtype=np.int64), [len(infos[p].defs) for p in edges.files])
+        counts = np.array([len(infos[p].rows) for p in edges.files], dtype=np.int64)
+        file = np.repeat(np.arange(len(edges.files), dtype=np.int64), counts)
         names: dict[str, int] = {}
-        name = np.fromiter((names.setdefault(tag.name, len(names)) for tag in tags), dtype=np.int64, count=len(tags))
+        name = np.fromiter((names.setdefault(n, len(names)) for p in edges.files for n in infos[p].names()),
+                           dtype=np.int64, count=len(file))
         edge_name = {n: i for i, n in enumerate(edges.names)}
         at = np.array([edge_name.get(n, -1) for n in names], dtype=np.int64)[name] if names else name
         key = np.where(at >= 0, file * max(len(edges.names), 1) + at, -1)
-        return cls(tags, file, name, names, key)
+        return cls(file, name, names, key, np.cumsum(counts) - counts)
+
+    def tag(self, k: int, edges: Edges, infos: dict[str, FileInfo]) -> Tag:
+        """Definition number `k` as a Tag (its file's Tags are made on the first such call)."""
+        f = int(self.file[k])
+        return infos[edges.files[f]].defs[k - int(self.first[f])]
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        np.savez(buffer, files=self.file, name=self.name, key=self.key, first=self.first,  # savez's own `file`
+                 text=np.frombuffer("\0".join(self.names).encode("utf-8", "surrogatepass"), dtype=np.uint8))
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Definitions:
+        arrays = np.load(io.BytesIO(data), allow_pickle=False)
+        text = arrays["text"].tobytes().decode("utf-8", "surrogatepass")
+        names = {n: i for i, n in enumerate(text.split("\0"))} if text else {}
+        if len(names) != int(arrays["name"].max(initial=-1)) + 1:
+            raise ValueError("stored definitions of other names")
+        return cls(arrays["files"], arrays["name"], names, arrays["key"], arrays["first"])
+
+
+class RankedList(Sequence):
+    """Definitions best first, made into Ranked (and their files' Tags) only when read: a
+    map reads a few hundred of a kernel's three million."""
+
+    def __init__(self, score: np.ndarray, number: np.ndarray, every: Definitions, edges: Edges,
+                 infos: dict[str, FileInfo]):
+        self.score, self.number = score, number  # per place: the score and the definition's number
+        self.every, self.edges, self.infos = every, edges, infos
+        self.file = every.file[number]  # per place: the file's number in `paths`
+        self.paths = edges.files
+
+    def __len__(self) -> int:
+        return len(self.number)
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        return Ranked(float(self.score[at]), self.every.tag(int(self.number[at]), self.edges, self.infos))
+
+    def reordered(self, places: np.ndarray) -> RankedList:
+        """The same definitions in the order of these places (some may be left out)."""
+        return RankedList(self.score[places], self.number[places], self.every, self.edges, self.infos)
+
+    def place(self) -> np.ndarray:
+        """Per place, how many of its file's definitions rank above it."""
+        by_file = np.argsort(self.file, kind="stable")
+        place = np.empty(len(self.file), dtype=np.int64)
+        place[by_file] = np.arange(len(self.file)) - np.searchsorted(self.file[by_file], self.file[by_file])
+        return place
+
+    def files(self) -> list[str]:
+        """The files, by their best definition."""
+        _, first = np.unique(self.file, return_index=True)
+        return [self.paths[f] for f in self.file[np.sort(first)].tolist()]
 
 
 @dataclass
@@ -195,18 +255,20 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
 
 
 def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None, every: Definitions | None = None
-         ) -> tuple[list[Ranked], dict[str, float]]:
-    """Definitions best first (focus files left out) and each file's PageRank."""
-    defs, score, in_file, file_rank = scores(infos, signals, edges, every)
-    start = np.fromiter((tag.start_byte for tag in defs), dtype=np.int64, count=len(defs))
-    order = np.lexsort((start, in_file, -score))  # files are in path order
-    return [Ranked(value, defs[k]) for value, k in zip(score[order].tolist(), order.tolist())], file_rank
+         ) -> tuple[RankedList, dict[str, float]]:
+    """Definitions best first (focus files left out; ties in path order, then the file's
+    order) and each file's PageRank."""
+    edges = edges or build_edges(infos, signals.secondary)
+    every = every or Definitions.of(edges, infos)
+    number, score, _, file_rank = scores(infos, signals, edges, every)
+    order = np.lexsort((number, -score))
+    return RankedList(score[order], number[order], every, edges, infos), file_rank
 
 
 def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None,
-           every: Definitions | None = None) -> tuple[list[Tag], np.ndarray, np.ndarray, dict[str, float]]:
-    """Every definition (focus files left out) in path order, then as its file lists them,
-    with its score and its file's number; and each file's PageRank. `every` is
+           every: Definitions | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+    """Every definition's number (focus files left out, so in Definitions' order) with its
+    score and its file's number; and each file's PageRank. `every` is
     Definitions.of(edges, infos), if the caller keeps it."""
     edges = edges or build_edges(infos, signals.secondary)
     files, n = edges.files, len(edges.files)
@@ -225,7 +287,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
 
     every = every or Definitions.of(edges, infos)
     # Only the names the task mentions or that share a sub-word with it can match.
-    match = np.zeros(len(every.tags))
+    match = np.zeros(len(every.file))
     mentioned = named[every.file]
     if signals.terms or signals.mentioned_idents:
         by_name = np.zeros(len(every.names))
@@ -241,7 +303,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     personal = _personalization(scale, in_focus, named, every, match, found)
     file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
     kept = ~in_focus[every.file]
-    defs = every.tags if kept.all() else [every.tags[k] for k in np.flatnonzero(kept).tolist()]
+    number = np.flatnonzero(kept)
     in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
     received = _inflow(edges, weight, file_rank, every.key[kept], max(len(edges.names), 1))
 
@@ -249,7 +311,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
     score = (received + own * file_rank[in_file]) * (1.0 + match)
     score *= scale[in_file]
-    return defs, score, in_file, dict(zip(files, file_rank.tolist()))
+    return number, score, in_file, dict(zip(files, file_rank.tolist()))
 
 
 def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, keys: np.ndarray, n_names: int) -> np.ndarray:

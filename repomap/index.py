@@ -8,7 +8,7 @@ import os
 import sys
 import time
 from array import array
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
@@ -29,15 +29,28 @@ _BUCKET = {"call": 1, "member": 2}
 
 @dataclass
 class FileInfo:
-    """What ranking, rendering and search need of one file."""
+    """What ranking, rendering and search need of one file. Its definitions are kept as
+    rows of Tag's fields and made Tags when first asked for: a kernel has three million,
+    and a map shows a few hundred of them."""
 
-    defs: list[Tag]
+    rows: list[tuple]  # each definition's Tag fields, in the file's order
     ref_names: tuple[str, ...]  # each name the file references, once (interned: shared across files)
     ref_counts: array  # per name, three counts: uses (imports, types, inheritance), calls, receiver calls
     def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
     def_methods: bytes  # per def_name, 1 when every such definition of it is a method
     def_lines: array  # per def_name, the lines of its longest definition here (a stub is short)
-    links: bytes = b""  # a digest of the fields above but defs, and of every definition's name
+    links: bytes = b""  # a digest of the fields above but rows, and of every definition's name
+    _defs: list[Tag] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def defs(self) -> list[Tag]:
+        if self._defs is None:
+            self._defs = list(starmap(Tag, self.rows))
+        return self._defs
+
+    def names(self) -> list[str]:
+        """Each definition's name, in order, without making Tags."""
+        return [row[_NAME] for row in self.rows]
 
 
 def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) -> FileInfo:
@@ -48,8 +61,8 @@ def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) ->
         if not tag.local:
             kinds.setdefault(tag.name, set()).add(tag.kind)
             lines[tag.name] = max(lines.get(tag.name, 0), tag.end_line - tag.line + 1)
-    return FileInfo(defs, ref_names, ref_counts, tuple(kinds), bytes(k == {"method"} for k in kinds.values()),
-                    array("I", lines.values()))
+    return FileInfo(list(map(_FIELDS, defs)), ref_names, ref_counts, tuple(kinds),
+                    bytes(k == {"method"} for k in kinds.values()), array("I", lines.values()), _defs=defs)
 
 
 @dataclass
@@ -285,7 +298,7 @@ _NAME = [f.name for f in fields(Tag)].index("name")
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
-    body = None if info is None else (list(map(_FIELDS, info.defs)), info.ref_names, info.ref_counts.tobytes(),
+    body = None if info is None else (info.rows, info.ref_names, info.ref_counts.tobytes(),
                                       info.def_names, info.def_methods, info.def_lines.tobytes())
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
@@ -296,7 +309,7 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         version, body, notes = marshal.loads(payload)
         if version != PAYLOAD_VERSION:
             return None
-        info = None if body is None else FileInfo(list(starmap(Tag, body[0])), tuple(map(sys.intern, body[1])),
+        info = None if body is None else FileInfo(body[0], tuple(map(sys.intern, body[1])),
                                                   array("I", body[2]), tuple(map(sys.intern, body[3])), body[4],
                                                   array("I", body[5]),
                                                   _links(body))

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .config import FORMATS
 from .errors import RepoMapError
@@ -24,7 +24,7 @@ from .tokens import count_tokens
 if TYPE_CHECKING:  # jinja2 is imported when a template is first compiled: a stored map needs none
     import jinja2
 
-    from .graph import Ranked
+    from .graph import Ranked, RankedList
 
 WIDTH = 160
 ELIDED = "⋮"
@@ -196,31 +196,31 @@ def _fence(lines: list[str]) -> str:
     return "`" * ticks
 
 
-def breadth(ranked: list[Ranked], budget: int) -> tuple[list[Ranked], dict[str, tuple[int, int]]]:
+def breadth(ranked: RankedList, budget: int) -> tuple[RankedList, dict[str, tuple[int, int]]]:
     """Breadth before depth: each file's definitions past its share of the budget (one per
     FILE_SHARE tokens, at least FILE_SHARE_MIN) wait until every other file's best have had
     their turn, and a changelog (CHANGELOG.md, History.md, NEWS, ...) offers its newest
     sections only. Also returns, for each file that had some held back, how many definitions
-    it has and its share: a map that shows its whole share says `⋮ N more` for the rest."""
+    it has and its share: a map that shows its whole share says `⋮ N more` for the rest.
+    In numpy, on the ranking's columns: a kernel has millions of definitions."""
+    import numpy as np
+
     share = max(FILE_SHARE_MIN, budget // FILE_SHARE)
-    logs = {path for path in {item.tag.path for item in ranked} if is_changelog(path)}  # a regex per file
-    newest: dict[str, list[int]] = {}
-    for item in ranked:
-        if item.tag.path in logs:
-            newest.setdefault(item.tag.path, []).append(item.tag.start_byte)
-    newest = {path: sorted(starts)[:CHANGELOG_SECTIONS] for path, starts in newest.items()}
-    taken: dict[str, int] = {}
-    first, later = [], []
-    for item in ranked:
-        path = item.tag.path
-        if path in newest and item.tag.start_byte not in newest[path]:
-            taken[path] = taken.get(path, 0) + 1
-            continue
-        (first if taken.get(path, 0) < share else later).append(item)
-        taken[path] = taken.get(path, 0) + 1
-    limits = {path: len(newest.get(path, ())) or share for path in taken}
-    held = {path: (n, limits[path]) for path, n in taken.items() if n > limits[path]}
-    return first + later, held
+    file, place = ranked.file, ranked.place()
+    limit = np.full(len(ranked.paths), share)
+    dropped = np.zeros(len(file), dtype=bool)
+    for log in (k for k, path in enumerate(ranked.paths) if is_changelog(path)):
+        places = np.flatnonzero(file == log)
+        if len(places):
+            begins = [ranked[p].tag.start_byte for p in places.tolist()]
+            newest = set(sorted(begins)[:CHANGELOG_SECTIONS])
+            dropped[places] = [b not in newest for b in begins]
+            limit[log] = len(newest)
+    first = np.flatnonzero(~dropped & (place < share))
+    later = np.flatnonzero(~dropped & (place >= share))
+    counts = np.bincount(file, minlength=len(ranked.paths))
+    held = {ranked.paths[k]: (int(counts[k]), int(limit[k])) for k in np.flatnonzero(counts > limit).tolist()}
+    return ranked.reordered(np.concatenate([first, later])), held
 
 
 _CHANGELOG = re.compile(r"(change[s_-]?log|history|news|releases?([_-]?notes)?|changes)(\.[a-z]+)?", re.IGNORECASE)
@@ -254,7 +254,7 @@ def steady(selection: list[Ranked], previous: list[str]) -> list[Ranked]:
     return sorted(selection, key=lambda item: place[item.tag.path])
 
 
-def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str],
+def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], str],
         estimate: Callable[[Ranked, list[Ranked]], int], count: Callable[[str], int] = count_tokens
         ) -> tuple[str, int, list[Ranked]]:
     """The largest map of the best-ranked definitions that fits `budget` tokens, its size, and
@@ -278,7 +278,7 @@ def fit(ranked: list[Ranked], budget: int, render: Callable[[list[Ranked]], str]
             high = mid - 1
     selection = list(ranked[:low])
     tries = 0
-    for item in ranked[low + 1:]:
+    for item in (ranked[k] for k in range(low + 1, len(ranked))):  # read one at a time: the ranking may be long
         if best_tokens >= budget * 0.98 or tries >= MAX_FILL_TRIES:
             break
         if estimate(item, selection) > budget - best_tokens:
