@@ -165,6 +165,7 @@ class RepoMap:
         self._memo: tokens.Memo | None = None
         self._terms: Terms | None = None  # each file's search terms, made on the first search
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
+        self._walker = discover.Walker()  # each folder's listing, checked by a stat on the next call
         self._lock = threading.RLock()
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
@@ -374,7 +375,7 @@ class RepoMap:
     def _stamps(self, other_files: Iterable[str] | None, extra: Iterable[str], tally: discover.Tally
                 ) -> dict[str, tuple[int, int]]:
         if other_files is None:
-            candidates = discover.list_files(self.root, tally, self.ignore)
+            candidates = discover.list_files(self.root, tally, self.ignore, self._walker)
         else:
             candidates = sorted({self._relative(p) for p in [*extra, *other_files]} - {None})
         return self.indexer.stamps([c for c in candidates if self._wanted(c)], tally)

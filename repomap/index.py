@@ -90,7 +90,7 @@ class Indexer:
     def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
         """(size, change stamp) of each candidate in a language we tag; counts the others in `tally`."""
         stamps = {}
-        root = str(self.root)
+        root = str(self.root) + os.sep
         for rel in candidates:
             if tags.language_for(rel) is None:
                 tally.add("not source code")
@@ -99,7 +99,7 @@ class Indexer:
                 tally.add("names not UTF-8")
                 continue
             try:
-                info = os.stat(os.path.join(root, rel))
+                info = os.stat(root + rel)
             except OSError:
                 tally.add("unreadable")
                 continue

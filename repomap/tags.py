@@ -101,6 +101,7 @@ class FileTags:
     syntax_error: bool
 
 
+@lru_cache(maxsize=1 << 18)  # asked for every file on every call: a kernel has 80,000
 def language_for(path: str) -> str | None:
     """The tree-sitter language of a file, by its extension."""
     return EXTENSIONS.get(os.path.splitext(path)[1].lower())

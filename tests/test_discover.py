@@ -5,7 +5,7 @@ import os
 import pytest
 
 from conftest import git_init, run
-from repomap.discover import glob_match, list_files
+from repomap.discover import Tally, Walker, glob_match, list_files
 
 IGNORE = """# build output
 build/
@@ -94,3 +94,29 @@ def test_walk_agrees_with_git_where_name_and_path_lines_mix(tmp_path):
     assert walked == listed
     assert {"src/keep.gen", "docs/y.txt", "lib/z.gen"} <= set(walked)  # a later line of the other kind won
     assert not {"keep.gen", "src/a.gen", "docs/x.gen", "lib/z.txt", "out/o.txt", "t/cache/c.py"} & set(walked)
+
+
+def test_a_kept_walker_sees_every_change_a_fresh_walk_sees(tmp_path):
+    """A walker remembers each folder's listing; whatever changed since must show."""
+    make_tree(tmp_path)
+    walker, tally = Walker(), Tally()
+
+    def same_as_fresh():
+        kept, fresh = Tally(), Tally()
+        assert sorted(walker.walk(tmp_path, kept, True)) == sorted(Walker().walk(tmp_path, fresh, True))
+        assert kept.ignored == fresh.ignored
+        return sorted(walker.walk(tmp_path, tally, True))
+
+    assert same_as_fresh() == EXPECTED
+    (tmp_path / "sub" / "new.py").write_text("x = 1\n")  # a file added to a listed folder
+    (tmp_path / "a.py").unlink()
+    assert "sub/new.py" in same_as_fresh()
+    (tmp_path / "sub" / ".gitignore").write_text("*.tmp\nnew.py\n")  # a folder's own rules change
+    assert "sub/new.py" not in same_as_fresh()
+    (tmp_path / ".gitignore").write_text(IGNORE.replace("build/\n", ""))  # rules from above change
+    assert "sub/build/x.py" in same_as_fresh()
+    (tmp_path / "sub" / "deeper" / "more").mkdir(parents=True)
+    (tmp_path / "sub" / "deeper" / "more" / "m.py").write_text("x = 1\n")
+    assert "sub/deeper/more/m.py" in same_as_fresh()
+    (tmp_path / "sub" / ".gitignore").unlink()
+    assert "sub/local.tmp" in same_as_fresh()
