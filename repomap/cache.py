@@ -32,9 +32,10 @@ DAMAGED = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 TABLES = {
     "meta": "key TEXT PRIMARY KEY, value TEXT NOT NULL",
     "blobs": "key TEXT PRIMARY KEY, value BLOB NOT NULL",
-    # payload: what the map needs of a file's tags; terms: what search needs (index.py, search.py)
+    # payload: what the map needs of a file's tags; terms: what search needs (index.py, search.py);
+    # links: the digest of what it defines and references (b"" if not tagged); notes: why skipped, ...
     "files": "path TEXT PRIMARY KEY, size INTEGER NOT NULL, changed INTEGER NOT NULL, hash TEXT NOT NULL, "
-             "payload BLOB NOT NULL, terms BLOB NOT NULL",
+             "payload BLOB NOT NULL, terms BLOB NOT NULL, links BLOB NOT NULL, notes TEXT NOT NULL",
 }
 
 
@@ -163,19 +164,16 @@ class Store:
             _warn(f"cannot rebuild the cache ({exc}); working without it")
             self.db = None
 
-    def load(self) -> dict[str, tuple[int, int, str]]:
-        """path -> (size, changed, hash) for every stored file (payloads: `payloads`, `terms`)."""
-        rows = self._rows("SELECT path, size, changed, hash FROM files")
-        return {path: (size, changed, digest) for path, size, changed, digest in rows}
+    def load(self) -> dict[str, tuple[int, int, str, bytes, str]]:
+        """path -> (size, changed, hash, links, notes) for every stored file; payloads are read
+        one file at a time (`payload_of`), terms a few rows at a time (`terms`)."""
+        rows = self._rows("SELECT path, size, changed, hash, links, notes FROM files")
+        return {path: (size, changed, digest, links, notes) for path, size, changed, digest, links, notes in rows}
 
-    def payloads(self, wanted: set[str]):
-        """(path, size, changed, hash, payload) of the wanted files, a few rows at a time, so
-        that a kernel's payloads are never all in memory at once."""
-        if not wanted:
-            return
-        for path, size, changed, digest, payload in self._rows("SELECT path, size, changed, hash, payload FROM files"):
-            if path in wanted and (payload := _unsealed(payload)) is not None:
-                yield path, size, changed, digest, payload
+    def payload_of(self, path: str, digest: str) -> bytes | None:
+        """The stored payload of this content of a file, if it is still there and intact."""
+        row = self._one("SELECT payload, hash FROM files WHERE path = ?", path)
+        return _unsealed(row[0]) if row is not None and row[1] == digest else None
 
     def terms(self, wanted: set[str]):
         """(path, hash, terms) of the wanted files, a few rows at a time."""
@@ -236,12 +234,12 @@ class Store:
                 return None
         return row
 
-    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes]], deleted: list[str]) -> None:
+    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes, bytes, str]], deleted: list[str]) -> None:
         """Store new and changed files and forget deleted ones, in one transaction."""
         if rows or deleted:
-            sealed = [(*row[:4], _sealed(row[4]), _sealed(row[5])) for row in rows]
+            sealed = [(*row[:4], _sealed(row[4]), _sealed(row[5]), *row[6:]) for row in rows]
             self._write(lambda db: (
-                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", sealed),
+                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", sealed),
                 db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
 
     def _write(self, change) -> None:

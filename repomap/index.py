@@ -53,6 +53,26 @@ class FileInfo:
         return [row[_NAME] for row in self.rows]
 
 
+class _Stored(FileInfo):
+    """An unchanged file's FileInfo, read from the index when a field other than `links` is
+    first used: a map after an edit inside a body, whose graph is stored, reads the rows of
+    the files it shows, not of all of them (a kernel's take 15 s to decode)."""
+
+    def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes):
+        self.links = links
+        self._source = (indexer, rel, digest)
+
+    def __getattr__(self, name: str):
+        source = self.__dict__.pop("_source", None)
+        if source is None or name.startswith("__"):
+            raise AttributeError(name)
+        indexer, rel, digest = source
+        info = indexer.read(rel, digest)
+        for name_ in ("rows", "ref_names", "ref_counts", "def_names", "def_methods", "def_lines"):
+            setattr(self, name_, getattr(info, name_))
+        return getattr(self, name)
+
+
 def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) -> FileInfo:
     """A FileInfo with the summary of its definitions that the reference graph needs."""
     kinds: dict[str, set[str]] = {}
@@ -84,7 +104,7 @@ class Indexer:
         self.parse_timeout = parse_timeout
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
-        self._stored: dict[str, tuple[int, int, str]] | None = None  # (size, changed, hash) in the cache
+        self._stored: dict[str, tuple[int, int, str, bytes, str]] | None = None  # cache.Store.load()
         self.changed = 0  # files the last refresh had to read again
 
     def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
@@ -135,12 +155,27 @@ class Indexer:
         return known is None or known.stamp != stamp
 
     def _load(self, wanted: set[str]) -> None:
-        """Decode the stored tags of unchanged files; what is unreadable, or was skipped as
-        slow under a lower limit than now, stays stale and is tagged again."""
-        for rel, size, changed, digest, payload in self.store.payloads(wanted):
-            known = _decode(payload, (size, changed), digest) if (size, changed) == self._stored[rel][:2] else None
-            if known is not None and not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.parse_timeout):
-                self._known[rel] = known
+        """Take unchanged files from the index without reading their tags (_Stored reads them
+        when first used); a file skipped as slow under a lower limit than now stays stale and
+        is tagged again."""
+        for rel in wanted:
+            size, changed, digest, links, notes = self._stored[rel]
+            if not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.parse_timeout):
+                self._known[rel] = _Known((size, changed), digest, _Stored(self, rel, digest, links) if links else None,
+                                          tuple(notes.split("\n")) if notes else ())
+
+    def read(self, rel: str, digest: str) -> FileInfo:
+        """A file's stored FileInfo; tagged again now if its row changed or is unreadable
+        since the index was read (another process re-tagged it, or the row is damaged)."""
+        from . import workers
+
+        payload = self.store.payload_of(rel, digest)
+        known = _decode(payload, (0, 0), digest) if payload is not None else None
+        if known is None or known.info is None:
+            tags.prepare({tags.language_for(rel)})
+            [(_, answer)] = workers.run(_tag_job, [self._job(rel, stored=False)], self.parse_timeout, 1)
+            known = _decode(answer[1], (0, 0), answer[0]) if not isinstance(answer, workers.Failed) else None
+        return known.info if known is not None and known.info is not None else file_info([], (), array("I"))
 
     def terms(self, rels: list[str], known) -> Iterator[tuple[str, str, bytes]]:
         """(path, content hash, search terms) of each tagged file for which `known(path, hash)`
@@ -209,8 +244,9 @@ class Indexer:
                 if self.store.db is None:
                     known.terms = terms
                 self._known[rel] = known
-                self._stored[rel] = (*stamps[rel], digest)
-                rows.append((rel, *stamps[rel], digest, payload, terms))
+                links, notes = known.info.links if known.info else b"", "\n".join(known.notes)
+                self._stored[rel] = (*stamps[rel], digest, links, notes)
+                rows.append((rel, *stamps[rel], digest, payload, terms, links, notes))
                 if len(rows) >= SAVE_EVERY:
                     self.store.save(rows, [])
                     rows = []

@@ -125,7 +125,7 @@ def test_no_cache_writes_nothing(tree, tmp_path):
 
 def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch):
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload", b"terms")], [])
+    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", "")], [])
     assert set(store.load()) == {"a.py"}
     monkeypatch.setattr(cache, "fingerprint", lambda: "something else")
     assert cache.Store(tree, tmp_path / "c").load() == {}
@@ -134,7 +134,7 @@ def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch)
 def test_changed_templates_drop_stored_maps_but_keep_the_tags(tree, tmp_path, monkeypatch):
     """A stored map was rendered by the templates of its day; after a change it is made again."""
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload", b"terms")], [])
+    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", "")], [])
     store.save_blob("map:x", b"an old map")
     monkeypatch.setattr(cache, "templates_stamp", lambda: "newer templates")
     again = cache.Store(tree, tmp_path / "c")
@@ -169,6 +169,19 @@ def test_unreadable_stored_payloads_are_tagged_again(tree, tmp_path):
     result = run("map", tree, "--cache-dir", cache_dir)
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected
+
+
+def test_a_damaged_row_read_after_the_scan_is_tagged_again(tree, tmp_path):
+    """Unchanged files' tags are read from the index when first used, after the scan took
+    their stamps: a row found damaged then is tagged again from the file."""
+    cache_dir = tmp_path / "cache"
+    expected = run("map", tree, "--cache-dir", cache_dir).stdout
+    with sqlite3.connect(next(cache_dir.glob("*.sqlite"))) as db:
+        db.execute("UPDATE files SET payload = ?", (b"not a payload",))
+        db.execute("DELETE FROM blobs")  # no stored graph or map: every file's tags are read
+    result = run("map", tree, "--cache-dir", cache_dir)
+    assert result.returncode == 0 and result.stdout == expected
+    assert result.stderr == "repomap: warning: damaged rows in the cache were dropped and are made again\n"
 
 
 def test_map_after_a_body_edit_equals_a_fresh_one(shop, tmp_path):
