@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from . import cache, config, discover, retrieve, tags, tokens, words
 from .config import DEFAULTS
@@ -263,20 +263,24 @@ class RepoMap:
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         scan = self.scan()
-        return self._hits(scan, query, self._signals(scan, query=query, guided=False), limit,
-                          lambda t: kind in (None, t.kind) and (path is None or discover.glob_match(t.path, path)))
+        keep = None if kind is None and path is None else \
+            (lambda t: kind in (None, t.kind) and (path is None or discover.glob_match(t.path, path)))
+        return self._hits(scan, query, self._signals(scan, query=query, guided=False), limit, keep)
 
     def _hits(self, scan: Scan, query: str, signalled: tuple[Signals, graph.Edges, graph.Definitions], limit: int,
-              keep=lambda tag: True) -> list[Hit]:
+              keep: Callable[[Tag], bool] | None = None) -> list[Hit]:
         """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
         from . import graph
 
         _, scores, _, _ = graph.scores(scan.infos, *signalled)
-        return self._postings(scan).search(query, scores, limit, keep)
+        return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
 
-    def _postings(self, scan: Scan) -> Postings:
-        """The search postings of this state of the files; only changed files' terms are read."""
-        from .search import Postings, Terms
+    def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions) -> Postings:
+        """The search postings of this state of the files; only changed files' terms are read.
+        Stored ones find their definitions through `every`, so only the hits' files are read."""
+        import numpy as np
+
+        from .search import Postings, Resolver, Terms
 
         if self._terms is None:
             self._terms = Terms()
@@ -289,9 +293,14 @@ class RepoMap:
             return self._terms.postings({rel: scan.infos[rel].defs for rel in sorted(rels)}, self._secondary(scan))
 
         def decode(data: bytes) -> Postings:
-            postings = Postings.from_bytes(data, [t for rel in sorted(scan.infos) for t in scan.infos[rel].defs])
-            self._terms.seed(postings, [(rel, self.indexer.digest(rel), sum(not t.local for t in scan.infos[rel].defs))
-                                        for rel in sorted(scan.infos)])
+            def number(i: int) -> int:
+                return int(postings.positions[i])
+
+            postings = Postings.from_bytes(data, Resolver(lambda i: every.tag(number(i), edges, scan.infos),
+                                                          lambda i: edges.files[int(every.file[number(i)])]),
+                                           len(every.file))
+            own = np.bincount(every.file[postings.positions], minlength=len(edges.files)).tolist()
+            self._terms.seed(postings, [(rel, self.indexer.digest(rel), n) for rel, n in zip(edges.files, own)])
             return postings
 
         return self._derived("postings", scan.state, build, Postings.to_bytes, decode)

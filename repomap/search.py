@@ -21,6 +21,7 @@ import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -158,8 +159,9 @@ class Terms:
         join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
         factor = np.array([(SECONDARY_HIT if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
                            for t in tags])
-        return Postings(tags, sigs, texts, factor, join(doc, np.int32), join(word, np.int32),
-                        join(count, np.float64), dict(self.words), np.array(positions, dtype=np.int64))
+        return Postings(Resolver(tags.__getitem__, lambda i: tags[i].path), sigs, texts, factor, join(doc, np.int32),
+                        join(word, np.int32), join(count, np.float64), dict(self.words),
+                        np.array(positions, dtype=np.int64), _copies(tags, texts))
 
 
 def _kind_factor(kind: str) -> float:
@@ -172,24 +174,33 @@ def _length_penalty(tag: Tag) -> float:
     return 1.0 + max(0.0, math.log2((tag.end_line - tag.line + 1) / LONG))
 
 
+@dataclass
+class Resolver:
+    """A searched definition's Tag and path by its number, so that a search makes Tags only
+    of the definitions it answers with (stored postings resolve them through graph.Definitions)."""
+
+    tag: Callable[[int], Tag]
+    path: Callable[[int], str]
+
+
 class Postings:
     """BM25 over definitions, as columns of (definition, word, count) rows, built once per
     state of the files (and stored when that was slow); a query touches only the rows of its
     own words."""
 
-    def __init__(self, defs: list[Tag], signatures: list[str], texts: list[bytes], factor: np.ndarray,
+    def __init__(self, resolve: Resolver, signatures: list[str], texts: list[bytes], factor: np.ndarray,
                  doc: np.ndarray, word: np.ndarray, count: np.ndarray, words: dict[str, int],
-                 positions: np.ndarray, copies: np.ndarray | None = None):
-        self.defs = defs
+                 positions: np.ndarray, copies: np.ndarray):
+        self.resolve = resolve
         self.signatures = signatures
         self.texts = texts  # a hash of each definition's own text
-        self.copies = _copies(defs, texts) if copies is None else copies  # a number copies share
+        self.copies = copies  # a number copies share
         self.factor = factor  # per definition: secondary, kind and length
         self.doc, self.word, self.count = doc, word, count
         self.words = words
         self.positions = positions  # where each definition is in graph.scores' order
-        self.lengths = np.bincount(doc, weights=count, minlength=len(defs))
-        self.avg_length = float(self.lengths.mean()) if len(defs) else 1.0
+        self.lengths = np.bincount(doc, weights=count, minlength=len(signatures))
+        self.avg_length = float(self.lengths.mean()) if len(signatures) else 1.0
         self.doc_freq = np.bincount(word, minlength=len(words))
 
     def to_bytes(self) -> bytes:
@@ -201,25 +212,28 @@ class Postings:
         return buffer.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes, defs: list[Tag]) -> Postings:
-        """Stored postings of these definitions (ValueError, KeyError or OSError if damaged)."""
+    def from_bytes(cls, data: bytes, resolve: Resolver, n_defs: int) -> Postings:
+        """Stored postings of definitions numbered below `n_defs` (ValueError, KeyError or
+        OSError if damaged)."""
         arrays = np.load(io.BytesIO(data), allow_pickle=False)
         words, _, signatures = arrays["text"].tobytes().partition(b"\1")
         words = words.decode().split("\n") if words else []
         signatures = signatures.decode("utf-8", "surrogatepass").split("\0")
-        own = [t for t in defs if not t.local]
-        texts = arrays["texts"].tobytes()
-        if len(signatures) != len(own) or len(set(words)) != len(words) or len(texts) != 8 * len(own):
+        positions, texts = arrays["positions"], arrays["texts"].tobytes()
+        if len(signatures) != len(positions) or len(set(words)) != len(words) or len(texts) != 8 * len(positions) \
+                or int(positions.max(initial=-1)) >= n_defs:
             raise ValueError("stored postings of other definitions")
-        return cls(own, signatures, [texts[i:i + 8] for i in range(0, len(texts), 8)], arrays["factor"],
+        return cls(resolve, signatures, [texts[i:i + 8] for i in range(0, len(texts), 8)], arrays["factor"],
                    arrays["doc"], arrays["word"], arrays["count"], {w: i for i, w in enumerate(words)},
                    arrays["positions"], arrays["copies"])
 
-    def search(self, query: str, scores: np.ndarray, limit: int = 5, keep=lambda tag: True) -> list[Hit]:
-        """The best definitions for `query`; `scores` are the map's, from graph.scores."""
+    def search(self, query: str, scores: np.ndarray, limit: int = 5, keep: Callable[[Tag], bool] | None = None
+               ) -> list[Hit]:
+        """The best definitions for `query` that `keep` accepts; `scores` are the map's, from
+        graph.scores. Ties go in the definitions' order (by path, then place in the file)."""
         wanted = set(terms(query))
         title = set(terms(query.strip().split("\n", 1)[0]))
-        n = len(self.defs)
+        n = len(self.signatures)
         ids = {t: self.words[t] for t in wanted if t in self.words}  # a word no definition has: df 0
         frequency = {t: int(self.doc_freq[ids[t]]) if t in ids else 0 for t in wanted}
         idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) * (1 + TITLE * (t in title))
@@ -238,26 +252,22 @@ class Postings:
         matched = np.unique(doc)
         prior = scores[self.positions] if len(scores) else np.zeros(n)
         prior = np.sqrt(prior / (scores.max(initial=0.0) or 1.0))
-        scored = []
-        for i in matched.tolist():
-            tag = self.defs[i]
-            if not keep(tag):
-                continue
-            value = score[i] * (covered[i] / total_idf + 0.1) ** COORD
-            value *= (1 - PRIOR + PRIOR * prior[i]) * self.factor[i]
-            scored.append((-round(float(value), 4), tag.path, tag.start_byte, i))
-        scored.sort()
+        value = score[matched] * (covered[matched] / total_idf + 0.1) ** COORD
+        value *= (1 - PRIOR + PRIOR * prior[matched]) * self.factor[matched]
+        scored = sorted(zip((-round(v, 4) for v in value.tolist()), matched.tolist()))
         # Copies and overloads: one hit with the best score, showing the copy least deep in the
         # tree (a generated or vendored copy usually sits deeper than its source).
         groups: dict[int, tuple[float, tuple]] = {}
         copies = self.copies
-        for value, path, start, i in scored:
+        for value, i in scored:
+            if keep is not None and not keep(self.resolve.tag(i)):
+                continue
             group = int(copies[i])
-            shown = (path.count("/"), value, path, start, i)
+            shown = (self.resolve.path(i).count("/"), value, i)
             best, current = groups.get(group, (value, shown))
             groups[group] = (best, min(current, shown))
         best = list(groups.values())[:limit]  # dicts keep order: best score first
-        return [Hit(-value, self.defs[shown[-1]], self.signatures[shown[-1]]) for value, shown in best]
+        return [Hit(-value, self.resolve.tag(shown[-1]), self.signatures[shown[-1]]) for value, shown in best]
 
 
 def _copies(defs: list[Tag], texts: list[bytes]) -> np.ndarray:
