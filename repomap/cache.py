@@ -210,6 +210,11 @@ class Store:
         return None if row is None else _unsealed(row[0])
 
     def save_blob(self, key: str, value: bytes) -> None:
+        """Store a derived result; one larger than SQLite allows in a row (1 GB by default: a
+        kernel's search postings) is not stored, and is made again when it is needed."""
+        with self._lock:
+            if self.db is None or len(value) + SEAL > self.db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH):
+                return
         self._write(lambda db: (
             db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, _sealed(value))),
             db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "

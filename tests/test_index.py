@@ -171,6 +171,15 @@ def test_unreadable_stored_payloads_are_tagged_again(tree, tmp_path):
     assert result.stdout == expected
 
 
+def test_a_result_too_large_for_a_row_is_not_stored_and_not_warned_about(tree, capsys):
+    store = cache.Store(tree, tree.parent / "cache")
+    store.db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1000)
+    store.save_blob("postings:x", b"x" * 2000)
+    store.save_blob("postings:y", b"y" * 100)
+    assert store.blob("postings:x") is None and store.blob("postings:y") == b"y" * 100
+    assert capsys.readouterr().err == ""
+
+
 def test_a_damaged_row_read_after_the_scan_is_tagged_again(tree, tmp_path):
     """Unchanged files' tags are read from the index when first used, after the scan took
     their stamps: a row found damaged then is tagged again from the file."""
