@@ -272,7 +272,7 @@ class RepoMap:
         """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
         from . import graph
 
-        _, scores, _, _ = graph.scores(scan.infos, *signalled)
+        _, scores, _ = graph.scores(scan.infos, *signalled)
         return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
 
     def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions) -> Postings:

@@ -157,6 +157,13 @@ class _Listed:
     hidden: list[str]  # for each entry a rule hid, that rule
     folders: list[tuple[str, str]]  # (path, relative path/) of each folder to visit
 
+    def holds(self, folder: str, stamp: int, above: tuple[Ignore, ...]) -> bool:
+        """Whether this listing is still the folder's, now that it has this modification time
+        and these rules from above (the very same objects: a changed .gitignore is a new one)."""
+        return self.stamp == stamp != -1 and len(self.above) == len(above) \
+            and all(a is b for a, b in zip(self.above, above)) \
+            and self.ignore_stamp == _stamp(os.path.join(folder, ".gitignore") if self.ignore else None)
+
 
 class Walker:
     """A walk that honours .gitignore files and remembers each folder's listing, so the next
@@ -195,8 +202,7 @@ class Walker:
         except OSError:
             stamp = -1
         known = self._listed.get(folder)
-        if known is not None and known.stamp == stamp != -1 and len(known.above) == len(above) \
-                and all(a is b for a, b in zip(known.above, above)) and known.ignore_stamp == _stamp(os.path.join(folder, ".gitignore") if known.ignore else None):
+        if known is not None and known.holds(folder, stamp, above):
             return known
         try:
             entries = list(os.scandir(folder))  # unsorted: the list is sorted once at the end

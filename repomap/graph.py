@@ -260,15 +260,15 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     order) and each file's PageRank."""
     edges = edges or build_edges(infos, signals.secondary)
     every = every or Definitions.of(edges, infos)
-    number, score, _, file_rank = scores(infos, signals, edges, every)
+    number, score, file_rank = scores(infos, signals, edges, every)
     order = np.lexsort((number, -score))
     return RankedList(score[order], number[order], every, edges, infos), file_rank
 
 
 def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None,
-           every: Definitions | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+           every: Definitions | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
     """Every definition's number (focus files left out, so in Definitions' order) with its
-    score and its file's number; and each file's PageRank. `every` is
+    score; and each file's PageRank. `every` is
     Definitions.of(edges, infos), if the caller keeps it."""
     edges = edges or build_edges(infos, signals.secondary)
     files, n = edges.files, len(edges.files)
@@ -311,7 +311,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
     score = (received + own * file_rank[in_file]) * (1.0 + match)
     score *= scale[in_file]
-    return number, score, in_file, dict(zip(files, file_rank.tolist()))
+    return number, score, dict(zip(files, file_rank.tolist()))
 
 
 def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, keys: np.ndarray, n_names: int) -> np.ndarray:

@@ -68,8 +68,8 @@ class _Stored(FileInfo):
             raise AttributeError(name)
         indexer, rel, digest = source
         info = indexer.read(rel, digest)
-        for name_ in ("rows", "ref_names", "ref_counts", "def_names", "def_methods", "def_lines"):
-            setattr(self, name_, getattr(info, name_))
+        for read in _READ:
+            setattr(self, read, getattr(info, read))
         return getattr(self, name)
 
 
@@ -165,17 +165,15 @@ class Indexer:
                                           tuple(notes.split("\n")) if notes else ())
 
     def read(self, rel: str, digest: str) -> FileInfo:
-        """A file's stored FileInfo; tagged again now if its row changed or is unreadable
-        since the index was read (another process re-tagged it, or the row is damaged)."""
-        from . import workers
-
+        """A file's stored FileInfo; tagged again now (and stored again) if its row changed or
+        is unreadable since the index was read (another process re-tagged it, or the row is
+        damaged). A file that cannot be tagged any more defines and references nothing."""
         payload = self.store.payload_of(rel, digest)
         known = _decode(payload, (0, 0), digest) if payload is not None else None
         if known is None or known.info is None:
-            tags.prepare({tags.language_for(rel)})
-            [(_, answer)] = workers.run(_tag_job, [self._job(rel, stored=False)], self.parse_timeout, 1)
-            known = _decode(answer[1], (0, 0), answer[0]) if not isinstance(answer, workers.Failed) else None
-        return known.info if known is not None and known.info is not None else file_info([], (), array("I"))
+            self._update({rel: self._known[rel].stamp})
+            known = self._known[rel]
+        return known.info if known.info is not None else file_info([], (), array("I"))
 
     def terms(self, rels: list[str], known) -> Iterator[tuple[str, str, bytes]]:
         """(path, content hash, search terms) of each tagged file for which `known(path, hash)`
@@ -331,6 +329,7 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
 _NAME = [f.name for f in fields(Tag)].index("name")
+_READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "_defs")]  # what _Stored reads on first use
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:

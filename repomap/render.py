@@ -14,7 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from .config import FORMATS
 from .errors import RepoMapError
 from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MIN, STEADY_ORDER
 from .resources import resource_dir
@@ -166,8 +165,6 @@ def _compiled(fmt: str, text: str | None) -> jinja2.Template:
     user's template runs sandboxed: it may read what it is given, not reach Python's insides."""
     if text is not None:
         return _environment(sandboxed=True).from_string(text)
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     return packaged_template(f"{fmt}.j2")
 
 
