@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from . import cache, config, discover, retrieve, tags, tokens, words
 from .config import DEFAULTS
@@ -27,14 +27,18 @@ from .weights import FOUND_FILES
 if TYPE_CHECKING:
     from . import graph
     from .graph import Ranked, RankedList, Signals
-    from .search import Hit, Postings, Terms
+    from .search import Hit, Overlay, Postings
 
 
-# Seconds of building that make a derived structure (graph, names, postings) worth storing:
+# Seconds of building that make a derived structure (graph, names, definitions) worth storing:
 # writing a small one costs more than building it again. 0.05 s was tried and measured no
 # faster for a warm CLI search (runs 2-5 of 5 each, 0.25 against 0.05: Django 0.90-1.11 s against
 # 0.81-1.04 s, sympy 0.66-1.19 s against 0.69-0.71 s), and writes more after every edit.
 SAVE_DERIVED_AFTER = 0.25
+# Search postings are built anew (and stored) once more than this share of the files changed
+# since the stored ones; until then each process builds postings of the changed files only,
+# which costs it that share of a full build on its first search.
+REBUILD_SHARE = 0.1
 MEMO_KEY = "token-counts"
 MEMO_COUNTS = 4096  # the newest token counts kept
 
@@ -163,7 +167,7 @@ class RepoMap:
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
         self.indexer = Indexer(self.root, folder, max_file_size, parse_timeout)
         self._memo: tokens.Memo | None = None
-        self._terms: Terms | None = None  # each file's search terms, made on the first search
+        self._base: Postings | None = None  # the stored search postings, read on the first search
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
         self._walker = discover.Walker()  # each folder's listing, checked by a stat on the next call
         self._lock = threading.RLock()
@@ -275,35 +279,53 @@ class RepoMap:
         _, scores, _ = graph.scores(scan.infos, *signalled)
         return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
 
-    def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions) -> Postings:
-        """The search postings of this state of the files; only changed files' terms are read.
-        Stored ones find their definitions through `every`, so only the hits' files are read."""
+    def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions) -> Overlay:
+        """The search postings of this state of the files: the stored ones, with the files
+        changed since put in place of their stored versions (read, with only those files'
+        terms, once per state); built anew and stored when none are stored, or when more than
+        REBUILD_SHARE of the files changed."""
         import numpy as np
 
-        from .search import Postings, Resolver, Terms
+        from .search import Overlay, Postings
 
-        if self._terms is None:
-            self._terms = Terms()
+        kept = self._kept.get("postings")
+        if kept is not None and kept[0] == scan.state:
+            return kept[1]
+        self._kept.pop("postings", None)
+        secondary = self._secondary(scan)
+        base = self._base
+        if base is None and (stored := self.indexer.store.arrays("postings")) is not None:
+            try:
+                base = Postings(stored)
+            except (ValueError, KeyError, IndexError):
+                base = None
+        place, changed = np.full(len(base.paths) if base else 0, -1, dtype=np.int64), []
+        at = {path: i for i, path in enumerate(base.paths)} if base else {}
+        for f, rel in enumerate(edges.files):
+            i = at.get(rel)
+            if i is not None and base.digests[i] == self.indexer.digest(rel) and bool(base.secondary[i]) == (
+                    rel in secondary):
+                place[i] = f
+            else:
+                changed.append(rel)
+        if base is None or len(changed) > REBUILD_SHARE * len(edges.files):
+            base = Postings.build(self._documents(edges.files, secondary))
+            self.indexer.store.save_arrays("postings", base.arrays)
+            place, changed = np.arange(len(base.paths)), []
+        self._base = base
+        number = {rel: f for f, rel in enumerate(edges.files)}
+        parts = [(base, place)]
+        if changed:
+            delta = Postings.build(self._documents(changed, secondary), linked=base)
+            parts.append((delta, np.array([number[rel] for rel in delta.paths], dtype=np.int64)))
+        overlay = Overlay(parts, edges.files, every.first, lambda k: every.tag(k, edges, scan.infos))
+        self._kept["postings"] = (scan.state, overlay)
+        return overlay
 
-        def build() -> Postings:
-            rels = list(scan.infos)
-            for rel, digest, terms in self.indexer.terms(rels, self._terms.known):
-                self._terms.add(rel, digest, terms)
-            self._terms.forget_others(set(rels))
-            return self._terms.postings({rel: scan.infos[rel].defs for rel in sorted(rels)}, self._secondary(scan))
-
-        def decode(data: bytes) -> Postings:
-            def number(i: int) -> int:
-                return int(postings.positions[i])
-
-            postings = Postings.from_bytes(data, Resolver(lambda i: every.tag(number(i), edges, scan.infos),
-                                                          lambda i: edges.files[int(every.file[number(i)])]),
-                                           len(every.file))
-            own = np.bincount(every.file[postings.positions], minlength=len(edges.files)).tolist()
-            self._terms.seed(postings, [(rel, self.indexer.digest(rel), n) for rel, n in zip(edges.files, own)])
-            return postings
-
-        return self._derived("postings", scan.state, build, Postings.to_bytes, decode)
+    def _documents(self, rels: list[str], secondary: set[str]) -> Iterator[tuple[str, str, bool, bytes]]:
+        """(path, content hash, secondary, search terms) of these files, for Postings.build."""
+        for rel, digest, terms in self.indexer.terms(rels):
+            yield rel, digest, rel in secondary, terms
 
     @_one_at_a_time
     def graph(self, top: int = 60, query: str = "", focus: Iterable[str] = ()):

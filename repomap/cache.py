@@ -12,6 +12,8 @@ on stderr. One connection serves every thread of a process, under a lock.
 from __future__ import annotations
 
 import hashlib
+import json
+import mmap
 import os
 import sqlite3
 import sys
@@ -24,6 +26,7 @@ from .resources import resource_dir
 _PACKAGE = Path(__file__).resolve().parent
 
 KEEP_BLOBS = 16
+ARRAYS_MAGIC = b"repomap-arrays-1"
 SEAL = 16  # bytes of checksum before every stored value
 FETCH_ROWS = 256  # payload rows read per step under the lock, so other threads are not held up long
 # The only error codes that say the file itself is damaged; anything else (a locked database,
@@ -131,7 +134,8 @@ class Store:
                 time.sleep(0.1)
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute(f"CREATE TABLE IF NOT EXISTS meta ({TABLES['meta']})")
-        _renew(db, "fingerprint", fingerprint(), ("files", "blobs"))
+        self.stamp = fingerprint()
+        _renew(db, "fingerprint", self.stamp, ("files", "blobs"))
         _renew(db, "templates", templates_stamp(), ("blobs",))
         return db
 
@@ -176,12 +180,11 @@ class Store:
         return _unsealed(row[0]) if row is not None and row[1] == digest else None
 
     def terms(self, wanted: set[str]):
-        """(path, hash, terms) of the wanted files, a few rows at a time."""
-        if not wanted:
-            return
-        for path, digest, terms in self._rows("SELECT path, hash, terms FROM files"):
-            if path in wanted and (terms := _unsealed(terms)) is not None:
-                yield path, digest, terms
+        """(path, hash, terms) of the wanted files that are stored intact, one row at a time."""
+        for path in sorted(wanted):
+            row = self._one("SELECT hash, terms FROM files WHERE path = ?", path)
+            if row is not None and (terms := _unsealed(row[1])) is not None:
+                yield path, row[0], terms
 
     def _rows(self, sql: str):
         """The rows of a query, read in steps under the lock (nothing is held between steps)."""
@@ -219,6 +222,60 @@ class Store:
             db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, _sealed(value))),
             db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
                        f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")))
+
+    def save_arrays(self, kind: str, arrays: dict) -> None:
+        """Store named numpy arrays in a file of their own beside the database (SQLite holds at
+        most 1 GB in a row; a kernel's search postings are more), written under a temporary
+        name and renamed, so a reader sees a whole file, the old one or the new."""
+        with self._lock:
+            if self.db is None:
+                return
+        path = self._arrays_path(kind)
+        header, offset = [], 0
+        for name, value in arrays.items():
+            header.append([name, value.dtype.str, len(value), offset])
+            offset += -(-value.nbytes // 64) * 64
+        head = json.dumps({"stamp": self.stamp, "arrays": header}).encode()
+        head += b" " * (-(len(ARRAYS_MAGIC) + 8 + len(head)) % 64)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}")
+        try:
+            with open(temporary, "wb") as out:
+                out.write(ARRAYS_MAGIC + len(head).to_bytes(8, "little") + head)
+                for value in arrays.values():
+                    out.write(memoryview(value).cast("B") if value.nbytes else b"")
+                    out.write(b"\0" * (-value.nbytes % 64))
+            os.replace(temporary, path)
+        except OSError as exc:
+            temporary.unlink(missing_ok=True)
+            _warn(f"could not store search postings in {path.parent} ({exc.strerror or exc})")
+
+    def arrays(self, kind: str) -> dict | None:
+        """Arrays stored by save_arrays by this code, memory-mapped; None if there are none,
+        or they are cut short or of other code. (Unlike rows, they carry no checksum: it would
+        mean reading them whole.)"""
+        import numpy as np
+
+        with self._lock:
+            if self.db is None:
+                return None
+        try:
+            with open(self._arrays_path(kind), "rb") as file:
+                mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None
+        try:
+            size = int.from_bytes(mapped[len(ARRAYS_MAGIC):len(ARRAYS_MAGIC) + 8], "little")
+            start = len(ARRAYS_MAGIC) + 8 + size
+            head = json.loads(mapped[start - size:start])
+            if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC or head["stamp"] != self.stamp:
+                return None
+            return {name: np.frombuffer(mapped, dtype=np.dtype(kind), count=length, offset=start + offset)
+                    if length else np.zeros(0, dtype=np.dtype(kind)) for name, kind, length, offset in head["arrays"]}
+        except (ValueError, TypeError, KeyError):
+            return None
+
+    def _arrays_path(self, kind: str) -> Path:
+        return self.path.with_name(f"{self.path.name}.{kind}")
 
     def payload(self, path: str) -> tuple[bytes, bytes] | None:
         """A stored file's payload and terms, if both are intact."""

@@ -175,13 +175,12 @@ class Indexer:
             known = self._known[rel]
         return known.info if known.info is not None else file_info([], (), array("I"))
 
-    def terms(self, rels: list[str], known) -> Iterator[tuple[str, str, bytes]]:
-        """(path, content hash, search terms) of each tagged file for which `known(path, hash)`
-        is false: kept from tagging, else stored, else (not stored, or changed since) counted
-        from the file now."""
+    def terms(self, rels: list[str]) -> Iterator[tuple[str, str, bytes]]:
+        """(path, content hash, search terms) of these tagged files: kept from tagging, else
+        stored, else (not stored, or changed since) counted from the file now."""
         from .search import file_terms
 
-        missing = {rel: self._known[rel] for rel in rels if not known(rel, self._known[rel].digest)}
+        missing = {rel: self._known[rel] for rel in rels}
         for rel, entry in list(missing.items()):
             if entry.terms is not None:
                 yield rel, entry.digest, missing.pop(rel).terms

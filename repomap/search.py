@@ -6,22 +6,25 @@ text (comments above it and body), all lightly stemmed, so "where do we retry
 failed connections" finds `retry_connection`. A definition that covers more of
 the query's words gains more than one that repeats a few (coordination).
 
-A file's words are counted when it is tagged and stored beside its tags
-(`file_terms`), so a query reads postings, not sources: `Terms` keeps each file's
-decoded once, and `Postings` joins them into numpy columns once per state of the files.
+A file's search documents are made when it is tagged (`file_terms`) and stored beside its
+tags, so a query reads postings, not sources. `Postings` joins every file's into columns,
+with each word's rows together, and is stored in a file of its own that a search maps into
+memory: it reads the rows of its own words, a few megabytes of a kernel's gigabyte. Files
+changed since then get small postings of their own, laid over the stored ones (`Overlay`),
+so an edit costs one file's worth and BM25's figures stay those of a fresh build.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import marshal
 import math
 import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable
+from functools import lru_cache
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -31,6 +34,8 @@ from .weights import B, COORD, DATA, K1, LONG, NAME_WEIGHT, PRIOR, PROSE, SECOND
 from .words import stemmed_subwords
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "n_words", "word", "count")
+_TYPES = (np.uint8, np.uint32, np.uint32, np.float64, np.uint64, np.uint64, np.uint32, np.uint64, np.uint32)
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,17 @@ class Hit:
 def terms(text: str) -> list[str]:
     """Stemmed sub-words of the identifiers and words in `text`, stopwords left out."""
     return [part for word in _WORD.findall(text) for part in stemmed_subwords(word)]
+
+
+@lru_cache(maxsize=1 << 20)
+def word_key(word: str) -> int:
+    """A word as a 64-bit number, the same in every process (postings keep no strings)."""
+    return int.from_bytes(hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+def _key(*parts: str | bytes) -> int:
+    text = b"\0".join(p if isinstance(p, bytes) else p.encode("utf-8", "surrogatepass") for p in parts)
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 
 
 def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
@@ -64,104 +80,32 @@ def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
 
 def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     """What search needs of a file, computed when it is tagged: for each definition outside
-    function bodies, its signature, a hash of its own text (copies share it) and its words
-    with their counts."""
+    function bodies, its signature, its place among the file's definitions, its weight (kind
+    and length), the keys its copies and overloads share, and its words with their counts."""
     texts = own_texts(defs, source)
     shown = signatures(defs, source)
     place = rel.replace("/", " ")
-    rows = []
-    for tag in defs:
+    columns = [bytearray(), array("I"), array("I"), array("d"), array("Q"), array("Q"), array("I"), array("Q"),
+               array("I")]
+    sig, sig_length, index, factor, copy_key, own_key, n_words, word, count = columns
+    for i, tag in enumerate(defs):
         if tag.local:
             continue
         words = Counter(terms(tag.name) * NAME_WEIGHT)
         words.update(terms(" ".join([tag.qualname, place, shown[tag.id], tag.doc, texts[tag.id]])))
-        rows.append((shown[tag.id], hashlib.blake2b(texts[tag.id].encode("utf-8", "surrogatepass"),
-                                                    digest_size=8).digest(),
-                     tuple(words), array("I", words.values()).tobytes()))
-    return marshal.dumps(rows)
-
-
-@dataclass
-class FileTerms:
-    """One file's search documents, decoded: rows of (definition, word id, count)."""
-
-    signatures: list[str]
-    texts: list[bytes]  # a hash of each definition's own text (copies share it)
-    doc: np.ndarray  # definition number within the file, per row
-    word: np.ndarray  # word id in Terms.words, per row
-    count: np.ndarray  # how often, per row
-
-
-class Terms:
-    """Every file's search documents, decoded once per content; the word ids only grow."""
-
-    def __init__(self):
-        self.words: dict[str, int] = {}
-        self._files: dict[str, tuple[str, FileTerms]] = {}
-        self._seed: tuple[Postings, list[tuple[str, str, int]]] | None = None
-
-    def known(self, rel: str, digest: str) -> bool:
-        self._unpack()
-        return self._files.get(rel, ("",))[0] == digest
-
-    def add(self, rel: str, digest: str, payload: bytes) -> None:
-        self._unpack()
-        rows = marshal.loads(payload)
-        ids = self.words
-        doc = np.repeat(np.arange(len(rows), dtype=np.int32), [len(r[2]) for r in rows])
-        word = np.fromiter((ids.setdefault(w, len(ids)) for r in rows for w in r[2]), dtype=np.int32,
-                           count=len(doc))
-        count = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint32).astype(np.float64)
-        self._files[rel] = (digest, FileTerms([r[0] for r in rows], [r[1] for r in rows], doc, word, count))
-
-    def forget_others(self, rels: set[str]) -> None:
-        self._unpack()
-        for rel in set(self._files) - rels:
-            del self._files[rel]
-
-    def seed(self, postings: Postings, files: list[tuple[str, str, int]]) -> None:
-        """Take each file's documents from stored postings, so that after an edit only the
-        edited file's terms are read again. `files`: (path, content hash, definitions outside
-        function bodies) in the postings' order of files. They are split when first needed:
-        a one-shot search never needs them."""
-        if not self._files:
-            self._seed = (postings, files)
-
-    def _unpack(self) -> None:
-        if self._seed is None:
-            return
-        (postings, files), self._seed = self._seed, None
-        self.words = dict(postings.words)
-        ends = np.cumsum([own for _, _, own in files], dtype=np.int64)
-        rows = np.searchsorted(postings.doc, np.concatenate([[0], ends]).astype(postings.doc.dtype)).tolist()
-        for k, (rel, digest, own) in enumerate(files):
-            first, last = int(ends[k]) - own, int(ends[k])
-            part = slice(rows[k], rows[k + 1])
-            self._files[rel] = (digest, FileTerms(postings.signatures[first:last], postings.texts[first:last],
-                                                  postings.doc[part] - first, postings.word[part],
-                                                  postings.count[part]))
-
-    def postings(self, defs: dict[str, list[Tag]], secondary: set[str]) -> Postings:
-        """The postings of these files' definitions outside function bodies; `defs` in the
-        order of graph.scores (the prior comes from there)."""
-        self._unpack()
-        tags, sigs, texts, doc, word, count, positions, offset = [], [], [], [], [], [], [], 0
-        for rel, file_defs in defs.items():
-            own = self._files[rel][1]
-            doc.append(own.doc + len(tags))
-            positions += [offset + i for i, t in enumerate(file_defs) if not t.local]
-            offset += len(file_defs)
-            tags += [t for t in file_defs if not t.local]
-            sigs += own.signatures
-            texts += own.texts
-            word.append(own.word)
-            count.append(own.count)
-        join = (lambda parts, kind: np.concatenate(parts) if parts else np.zeros(0, dtype=kind))
-        factor = np.array([(SECONDARY_HIT if t.path in secondary else 1.0) * _kind_factor(t.kind) / _length_penalty(t)
-                           for t in tags])
-        return Postings(Resolver(tags.__getitem__, lambda i: tags[i].path), sigs, texts, factor, join(doc, np.int32),
-                        join(word, np.int32), join(count, np.float64), dict(self.words),
-                        np.array(positions, dtype=np.int64), _copies(tags, texts))
+        text = shown[tag.id].encode("utf-8", "surrogatepass")
+        sig += text
+        sig_length.append(len(text))
+        index.append(i)
+        factor.append(_kind_factor(tag.kind) / _length_penalty(tag))
+        # Copies: the same qualified name and kind with the same text (a generated or vendored
+        # copy of a file) or in the same file (overloads).
+        copy_key.append(_key(tag.qualname, tag.kind, texts[tag.id]))
+        own_key.append(_key(rel, tag.qualname, tag.kind))
+        n_words.append(len(words))
+        word.extend(map(word_key, words))
+        count.extend(words.values())
+    return marshal.dumps(tuple(bytes(c) for c in columns))
 
 
 def _kind_factor(kind: str) -> float:
@@ -174,117 +118,206 @@ def _length_penalty(tag: Tag) -> float:
     return 1.0 + max(0.0, math.log2((tag.end_line - tag.line + 1) / LONG))
 
 
-@dataclass
-class Resolver:
-    """A searched definition's Tag and path by its number, so that a search makes Tags only
-    of the definitions it answers with (stored postings resolve them through graph.Definitions)."""
-
-    tag: Callable[[int], Tag]
-    path: Callable[[int], str]
-
-
 class Postings:
-    """BM25 over definitions, as columns of (definition, word, count) rows, built once per
-    state of the files (and stored when that was slow); a query touches only the rows of its
-    own words."""
+    """The search documents of some files as columns, per file, per definition ("doc") and
+    per row of (doc, word, count), each word's rows together (`starts`). Built from file_terms
+    payloads, or from stored arrays (memory-mapped: a query reads only what it touches)."""
 
-    def __init__(self, resolve: Resolver, signatures: list[str], texts: list[bytes], factor: np.ndarray,
-                 doc: np.ndarray, word: np.ndarray, count: np.ndarray, words: dict[str, int],
-                 positions: np.ndarray, copies: np.ndarray):
-        self.resolve = resolve
-        self.signatures = signatures
-        self.texts = texts  # a hash of each definition's own text
-        self.copies = copies  # a number copies share
-        self.factor = factor  # per definition: secondary, kind and length
-        self.doc, self.word, self.count = doc, word, count
-        self.words = words
-        self.positions = positions  # where each definition is in graph.scores' order
-        self.lengths = np.bincount(doc, weights=count, minlength=len(signatures))
-        self.avg_length = float(self.lengths.mean()) if len(signatures) else 1.0
-        self.doc_freq = np.bincount(word, minlength=len(words))
-
-    def to_bytes(self) -> bytes:
-        buffer = io.BytesIO()
-        text = "\n".join(self.words).encode() + b"\1" + "\0".join(self.signatures).encode("utf-8", "surrogatepass")
-        np.savez(buffer, texts=np.frombuffer(b"".join(self.texts), dtype=np.uint8), copies=self.copies,
-                 factor=self.factor, doc=self.doc, word=self.word, count=self.count, positions=self.positions,
-                 text=np.frombuffer(text, dtype=np.uint8))
-        return buffer.getvalue()
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        self.arrays = arrays
+        text = arrays["paths"].tobytes().decode("utf-8", "surrogatepass")
+        self.paths = text.split("\0") if text else []
+        digests = arrays["digests"].tobytes().decode()
+        self.digests = [digests[i:i + 32] for i in range(0, len(digests), 32)]
+        self.secondary = arrays["secondary"]
+        self.file_docs = arrays["file_docs"]  # per file its first doc, then the number of docs
+        self.doc_file, self.index = arrays["doc_file"], arrays["index"]  # index: among the file's definitions
+        self.factor, self.length, self.group = arrays["factor"], arrays["length"], arrays["group"]
+        self.copy_keys, self.copy_groups = arrays["copy_keys"], arrays["copy_groups"]  # sorted by key
+        self.signature, self.signature_end = arrays["signature"], arrays["signature_end"]
+        self.words, self.starts = arrays["words"], arrays["starts"]  # sorted word keys; their rows
+        self.doc, self.count = arrays["doc"], arrays["count"]
+        n_docs = len(self.doc_file)
+        if len(self.digests) != len(self.paths) or len(self.secondary) != len(self.paths) \
+                or len(self.file_docs) != len(self.paths) + 1 or int(self.file_docs[-1]) != n_docs \
+                or any(len(a) != n_docs for a in (self.index, self.factor, self.length, self.group, self.copy_keys,
+                                                  self.copy_groups, self.signature_end)) \
+                or len(self.starts) != len(self.words) + 1 or int(self.starts[-1]) != len(self.doc) \
+                or len(self.count) != len(self.doc) or int(self.signature_end[-1:].sum()) != len(self.signature):
+            raise ValueError("postings of mismatched sizes")
 
     @classmethod
-    def from_bytes(cls, data: bytes, resolve: Resolver, n_defs: int) -> Postings:
-        """Stored postings of definitions numbered below `n_defs` (ValueError, KeyError or
-        OSError if damaged)."""
-        arrays = np.load(io.BytesIO(data), allow_pickle=False)
-        words, _, signatures = arrays["text"].tobytes().partition(b"\1")
-        words = words.decode().split("\n") if words else []
-        signatures = signatures.decode("utf-8", "surrogatepass").split("\0")
-        positions, texts = arrays["positions"], arrays["texts"].tobytes()
-        if len(signatures) != len(positions) or len(set(words)) != len(words) or len(texts) != 8 * len(positions) \
-                or int(positions.max(initial=-1)) >= n_defs:
-            raise ValueError("stored postings of other definitions")
-        return cls(resolve, signatures, [texts[i:i + 8] for i in range(0, len(texts), 8)], arrays["factor"],
-                   arrays["doc"], arrays["word"], arrays["count"], {w: i for i, w in enumerate(words)},
-                   arrays["positions"], arrays["copies"])
+    def build(cls, files: Iterable[tuple[str, str, bool, bytes]], linked: Postings | None = None) -> Postings:
+        """Postings of `files`: (path, content hash, secondary, file_terms payload). With
+        `linked`, a copy of one of its definitions joins that one's group."""
+        paths, digests, secondary, columns = [], [], [], {name: [] for name in _COLUMNS}
+        for rel, digest, is_secondary, payload in files:
+            paths.append(rel)
+            digests.append(digest)
+            secondary.append(is_secondary)
+            for name, kind, data in zip(_COLUMNS, _TYPES, marshal.loads(payload) or (b"",) * len(_COLUMNS)):
+                columns[name].append(np.frombuffer(data, dtype=kind))
+        per_file = np.array([len(part) for part in columns["index"]], dtype=np.int64)
+        c = {name: np.concatenate(columns.pop(name)) if paths else np.zeros(0, kind)
+             for name, kind in zip(_COLUMNS, _TYPES)}
+        n_docs = len(c["index"])
+        doc_file = np.repeat(np.arange(len(paths), dtype=np.int32), per_file)
+        doc = np.repeat(np.arange(n_docs, dtype=np.int32), c.pop("n_words"))
+        word, count = c.pop("word"), c.pop("count")
+        length = np.bincount(doc, weights=count, minlength=n_docs)
+        order = np.argsort(word, kind="stable")  # each word's rows in doc order
+        word = word[order]
+        first = np.flatnonzero(np.concatenate([[True], word[1:] != word[:-1]])) if len(word) else np.zeros(0, np.int64)
+        words = word[first]
+        del word
+        group = _groups(c["copy_key"], c.pop("own_key"), _linked(c["copy_key"], linked))
+        by_key = np.argsort(c["copy_key"], kind="stable")
+        factor = c["factor"] * np.where(np.array(secondary, dtype=bool)[doc_file], SECONDARY_HIT, 1.0)
+        return cls({
+            "paths": np.frombuffer("\0".join(paths).encode("utf-8", "surrogatepass"), dtype=np.uint8),
+            "digests": np.frombuffer("".join(digests).encode(), dtype=np.uint8),
+            "secondary": np.array(secondary, dtype=bool),
+            "file_docs": np.concatenate([[0], np.cumsum(per_file)]).astype(np.int64),
+            "doc_file": doc_file, "index": c["index"], "factor": factor, "length": length, "group": group,
+            "copy_keys": c["copy_key"][by_key], "copy_groups": group[by_key],
+            "signature": c["signature"], "signature_end": np.cumsum(c["signature_length"], dtype=np.int64),
+            "words": words, "starts": np.concatenate([first, [len(doc)]]).astype(np.int64),
+            "doc": doc[order], "count": count[order],
+        })
+
+    def rows(self, key: int) -> slice:
+        """Where a word's rows are (an empty slice for a word no definition has)."""
+        at = int(np.searchsorted(self.words, np.uint64(key)))
+        if at < len(self.words) and int(self.words[at]) == key:
+            return slice(int(self.starts[at]), int(self.starts[at + 1]))
+        return slice(0, 0)
+
+    def signature_of(self, doc: int) -> str:
+        start = int(self.signature_end[doc - 1]) if doc else 0
+        return self.signature[start:int(self.signature_end[doc])].tobytes().decode("utf-8", "surrogatepass")
+
+
+def _linked(copy_key: np.ndarray, linked: Postings | None) -> np.ndarray:
+    """Each definition's first label: its own number (past the linked postings' labels, which
+    are their definitions' numbers), or the group of a linked definition with the same copy key."""
+    start = len(linked.group) if linked is not None else 0
+    label = np.arange(start, start + len(copy_key), dtype=np.int64)
+    if linked is not None and len(linked.copy_keys):
+        at = np.minimum(np.searchsorted(linked.copy_keys, copy_key), len(linked.copy_keys) - 1)
+        found = linked.copy_keys[at] == copy_key
+        label[found] = linked.copy_groups[at[found]]
+    return label
+
+
+def _groups(copy_key: np.ndarray, own_key: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """Per definition, the least label of those it is joined to by an equal copy key or own
+    key, and so on transitively: each group is shown once in an answer."""
+    relations = []
+    for key in (copy_key, own_key):
+        order = np.argsort(key, kind="stable")
+        new = np.concatenate([[True], key[order][1:] != key[order][:-1]]) if len(key) else np.zeros(0, bool)
+        relations.append((order, np.flatnonzero(new), np.cumsum(new) - 1))
+    while True:
+        before = label
+        for order, starts, member in relations:
+            if len(order):
+                least = np.minimum.reduceat(label[order], starts)
+                label = label.copy()
+                label[order] = least[member]
+        if np.array_equal(label, before):
+            return label
+
+
+class Overlay:
+    """Search over stored postings with those of files changed since laid over them: a
+    stored file that changed (or went) is left out of the stored part, and its new version is
+    in the other. Definitions are known by their number in graph.Definitions (`first[file] +
+    index`), which is also the order of ties."""
+
+    def __init__(self, parts: list[tuple[Postings, np.ndarray]], files: list[str], first: np.ndarray,
+                 tag: Callable[[int], Tag]):
+        """`parts`: postings with, per their file, its number in `files` (or -1: left out)."""
+        self.parts = parts
+        self.files, self.first, self.tag = files, first, tag
+        self.n_docs = sum(int(np.diff(p.file_docs)[place >= 0].sum()) for p, place in parts)
+        total = 0.0
+        for postings, place in parts:  # lengths are whole numbers: these sums are exact
+            running = np.concatenate([[0.0], np.cumsum(postings.length)])
+            total += float((running[postings.file_docs[1:]] - running[postings.file_docs[:-1]])[place >= 0].sum())
+        self.avg_length = total / self.n_docs if self.n_docs else 1.0
+        self.depth = np.array([path.count("/") for path in files], dtype=np.int64)
 
     def search(self, query: str, scores: np.ndarray, limit: int = 5, keep: Callable[[Tag], bool] | None = None
                ) -> list[Hit]:
         """The best definitions for `query` that `keep` accepts; `scores` are the map's, from
         graph.scores. Ties go in the definitions' order (by path, then place in the file)."""
-        wanted = set(terms(query))
+        wanted = sorted(set(terms(query)))
         title = set(terms(query.strip().split("\n", 1)[0]))
-        n = len(self.signatures)
-        ids = {t: self.words[t] for t in wanted if t in self.words}  # a word no definition has: df 0
-        frequency = {t: int(self.doc_freq[ids[t]]) if t in ids else 0 for t in wanted}
-        idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) * (1 + TITLE * (t in title))
-               for t, df in frequency.items()}  # a one-line query: every word alike
-        total_idf = sum(idf.values()) or 1.0
-        weight = np.zeros(len(self.words))
-        weight[list(ids.values())] = [idf[t] for t in ids]
-        rows = np.flatnonzero(np.isin(self.word, list(ids.values())))
-        doc, tf, w = self.doc[rows], self.count[rows], weight[self.word[rows]]
-        per_row = w * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg_length))
-        score = np.bincount(doc, weights=per_row, minlength=n)
+        found = [self._rows(word_key(t)) for t in wanted]
+        n = self.n_docs
+        idf = [math.log(1 + (n - len(rows[0]) + 0.5) / (len(rows[0]) + 0.5)) * (1 + TITLE * (t in title))
+               for t, rows in zip(wanted, found)]  # a one-line query: every word alike
+        total_idf = sum(idf) or 1.0
+        if not any(len(rows[0]) for rows in found):
+            return []
+        number, tf, length, part, doc = (np.concatenate(column) for column in zip(*found))
+        w = np.repeat(idf, [len(rows[0]) for rows in found])
+        per_row = w * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / self.avg_length))
+        matched, first_row, inverse = np.unique(number, return_index=True, return_inverse=True)
+        score = np.bincount(inverse, weights=per_row)
         # Coordination: a long task text has many incidental words; the definition that covers
         # more of them (by weight) is likelier the one it is about than one that repeats a few.
         # The tenth added keeps a match on one word of a long text from vanishing.
-        covered = np.bincount(doc, weights=w, minlength=n)
-        matched = np.unique(doc)
-        prior = scores[self.positions] if len(scores) else np.zeros(n)
+        covered = np.bincount(inverse, weights=w)
+        part, doc = part[first_row], doc[first_row]
+        factor, group = np.zeros(len(matched)), np.zeros(len(matched), dtype=np.int64)
+        for k, (postings, _) in enumerate(self.parts):
+            mine = part == k
+            factor[mine], group[mine] = postings.factor[doc[mine]], postings.group[doc[mine]]
+        prior = scores[matched] if len(scores) else np.zeros(len(matched))
         prior = np.sqrt(prior / (scores.max(initial=0.0) or 1.0))
-        value = score[matched] * (covered[matched] / total_idf + 0.1) ** COORD
-        value *= (1 - PRIOR + PRIOR * prior[matched]) * self.factor[matched]
-        scored = sorted(zip((-round(v, 4) for v in value.tolist()), matched.tolist()))
-        # Copies and overloads: one hit with the best score, showing the copy least deep in the
-        # tree (a generated or vendored copy usually sits deeper than its source).
-        groups: dict[int, tuple[float, tuple]] = {}
-        copies = self.copies
-        for value, i in scored:
-            if keep is not None and not keep(self.resolve.tag(i)):
+        value = score * (covered / total_idf + 0.1) ** COORD * (1 - PRIOR + PRIOR * prior) * factor
+        value = -np.round(value, 4)
+        order = np.lexsort((matched, value))
+        # Copies and overloads: one hit per group with the best score, showing the copy least deep
+        # in the tree (a generated or vendored copy usually sits deeper than its source).
+        chosen: dict[int, list[int]] = {}
+        passes = (lambda i: True) if keep is None else (lambda i: keep(self.tag(int(matched[i]))))
+        for i in order.tolist():
+            if len(chosen) == limit:
+                break
+            if int(group[i]) not in chosen and passes(i):
+                chosen[int(group[i])] = []
+        members = np.isin(group, list(chosen))
+        for i in order[members[order]].tolist():
+            if passes(i):
+                chosen[int(group[i])].append(i)
+        hits = []
+        for best in chosen.values():
+            if not best:
                 continue
-            group = int(copies[i])
-            shown = (self.resolve.path(i).count("/"), value, i)
-            best, current = groups.get(group, (value, shown))
-            groups[group] = (best, min(current, shown))
-        best = list(groups.values())[:limit]  # dicts keep order: best score first
-        return [Hit(-value, self.resolve.tag(shown[-1]), self.signatures[shown[-1]]) for value, shown in best]
+            depth = self.depth[self._file(matched[best])]
+            shown = best[int(np.lexsort((matched[best], value[best], depth))[0])]
+            hits.append(Hit(float(-value[best[0]]), self.tag(int(matched[shown])),
+                            self._signature(int(part[shown]), int(doc[shown]))))
+        return hits
 
+    def _rows(self, key: int) -> tuple[np.ndarray, ...]:
+        """A word's rows in every part that are not left out: (definition number, count,
+        definition length, part, doc)."""
+        columns = []
+        for k, (postings, place) in enumerate(self.parts):
+            rows = postings.rows(key)
+            doc = postings.doc[rows]
+            at = place[postings.doc_file[doc]]
+            live = at >= 0
+            doc = doc[live]
+            columns.append((self.first[at[live]] + postings.index[doc], postings.count[rows][live].astype(np.float64),
+                            postings.length[doc], np.full(len(doc), k), doc))
+        return tuple(np.concatenate(column) for column in zip(*columns))
 
-def _copies(defs: list[Tag], texts: list[bytes]) -> np.ndarray:
-    """Per definition, a number shared by its copies: definitions of the same qualified name
-    and kind that have the same text (a generated or vendored copy of a file) or are in the
-    same file (overloads), and so on transitively. A search shows each group once."""
-    parent = list(range(len(defs)))
+    def _file(self, number: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.first, number, side="right") - 1
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first: dict[tuple, int] = {}
-    for i, tag in enumerate(defs):
-        for key in ((tag.qualname, tag.kind, texts[i]), (tag.path, tag.qualname, tag.kind)):
-            j = first.setdefault(key, i)
-            parent[root(i)] = root(j)
-    return np.array([root(i) for i in range(len(defs))], dtype=np.int64)
+    def _signature(self, part: int, doc: int) -> str:
+        return self.parts[part][0].signature_of(doc)

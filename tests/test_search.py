@@ -100,3 +100,62 @@ def test_search_after_an_edit_in_a_repomap_that_read_stored_postings(shop, tmp_p
     found = kept.search(query, limit=10)
     assert "shop/cart.py::money_receipt#function" in [h.tag.id for h in found]
     assert found == RepoMap(shop, use_cache=False).search(query, limit=10)
+
+
+def _many_modules(root, n=50):
+    """`n` small modules; two of them are copies, so answers group copies across files."""
+    for i in range(n):
+        (root / f"mod{i:02d}.py").write_text(
+            f"class Store{i}:\n    def fetch_record(self, key):\n        return self.records[key]  # record {i}\n\n\n"
+            f"def retry_connection_{i}(host, attempts={i}):\n    return connect(host) or retry(host)\n\n\n"
+            f"def parse_header_{i}(line):\n    return line.split(':')  # header {i % 7}\n")
+    copy = "def shared_helper(value):\n    return value.strip()  # retry and parse\n"
+    (root / "lib").mkdir()
+    (root / "lib" / "helper.py").write_text(copy)
+    (root / "vendor").mkdir()
+    (root / "vendor" / "helper.py").write_text(copy)
+
+
+QUERIES = ["retry connection", "parse header line", "fetch record key", "shared helper strip value"]
+
+
+def _answers(root, *options):
+    return [run("search", q, root, "--limit", "12", *options).stdout for q in QUERIES]
+
+
+def test_stored_postings_after_edits_answer_as_a_fresh_build(tmp_path):
+    """A search in a new process after a few files changed reads the stored postings and the
+    changed files' terms only; what it answers is what a build from nothing answers."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    _many_modules(root)
+    cache = tmp_path / "cache"
+    first = _answers(root, "--cache-dir", cache)
+    assert first == _answers(root, "--no-cache") and all(first)
+    stored, = cache.glob("*.postings")
+    built = stored.stat().st_mtime_ns
+    (root / "mod03.py").write_text((root / "mod03.py").read_text().replace("record 3", "record cache retry"))
+    (root / "mod05.py").write_text((root / "mod05.py").read_text().replace("parse_header_5", "parse_footer"))
+    (root / "mod07.py").unlink()
+    (root / "lib" / "helper.py").write_text((root / "vendor" / "helper.py").read_text() + "\n\nLIMIT = 3\n")
+    (root / "new.py").write_text("def retry_connection_later(host):\n    return retry(host)\n")
+    after = _answers(root, "--cache-dir", cache)
+    assert after == _answers(root, "--no-cache") and after != first
+    assert stored.stat().st_mtime_ns == built  # 5 of 52 files changed: laid over, not built again
+    assert [line.split()[0] for line in after[3].splitlines()].count("lib/helper.py::shared_helper#function") == 1
+    assert "vendor/helper.py::shared_helper" not in after[3]  # copies, one stored, one changed: shown once
+
+
+def test_damaged_stored_postings_are_built_again(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    _many_modules(root, 5)
+    cache = tmp_path / "cache"
+    fresh = _answers(root, "--no-cache")
+    assert _answers(root, "--cache-dir", cache) == fresh
+    stored, = cache.glob("*.postings")
+    whole = stored.read_bytes()
+    for damaged in (whole[:len(whole) // 2], b"", whole[:100] + b"\xff" * (len(whole) - 100)):
+        stored.write_bytes(damaged)
+        result = run("search", QUERIES[0], root, "--limit", "12", "--cache-dir", cache)
+        assert (result.returncode, result.stdout, result.stderr) == (0, fresh[0], "")
