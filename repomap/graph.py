@@ -16,6 +16,7 @@ import io
 import json
 import math
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -56,8 +57,11 @@ class Definitions:
     file: np.ndarray  # the file's number in Edges.files
     name: np.ndarray  # the name's number in `names`
     names: dict[str, int]  # every defined name (local ones too, unlike Edges.names)
-    key: np.ndarray  # file * len(Edges.names) + the name's number there, or -1: what inflow is keyed by
     first: np.ndarray  # per file, the number of its first definition
+    # Where _inflow sums the rank flowing into each definition: rows of Edges that point at
+    # the same (file, name) share a slot with the definitions of that name in that file.
+    target: np.ndarray  # per definition, its slot (1: one no row points at)
+    row_target: np.ndarray  # per row of Edges, its slot (0: a row no definition takes)
 
     @classmethod
     def of(cls, edges: Edges, infos: dict[str, FileInfo]) -> Definitions:
@@ -68,8 +72,17 @@ class Definitions:
                            dtype=np.int64, count=len(file))
         edge_name = {n: i for i, n in enumerate(edges.names)}
         at = np.array([edge_name.get(n, -1) for n in names], dtype=np.int64)[name] if names else name
-        key = np.where(at >= 0, file * max(len(edges.names), 1) + at, -1)
-        return cls(file, name, names, key, np.cumsum(counts) - counts)
+        width = max(len(edges.names), 1)
+        key = np.where(at >= 0, file * width + at, -1)
+        keys = np.sort(key[key >= 0])
+        keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
+        target = np.where(key >= 0, np.searchsorted(keys, key) + 2, 1).astype(np.int32)
+        row_target = np.zeros(len(edges.dst), dtype=np.int32)
+        if len(keys):
+            row_key = edges.dst.astype(np.int64) * width + edges.name
+            at = np.minimum(np.searchsorted(keys, row_key), len(keys) - 1)
+            row_target = np.where(keys[at] == row_key, at + 2, 0).astype(np.int32)
+        return cls(file, name, names, np.cumsum(counts) - counts, target, row_target)
 
     def tag(self, k: int, edges: Edges, infos: dict[str, FileInfo]) -> Tag:
         """Definition number `k` as a Tag (its file's Tags are made on the first such call)."""
@@ -78,7 +91,8 @@ class Definitions:
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
-        np.savez(buffer, files=self.file, name=self.name, key=self.key, first=self.first,  # savez's own `file`
+        np.savez(buffer, files=self.file, name=self.name, first=self.first, target=self.target,  # savez's own `file`
+                 row_target=self.row_target,
                  text=np.frombuffer("\0".join(self.names).encode("utf-8", "surrogatepass"), dtype=np.uint8))
         return buffer.getvalue()
 
@@ -89,7 +103,7 @@ class Definitions:
         names = {n: i for i, n in enumerate(text.split("\0"))} if text else {}
         if len(names) != int(arrays["name"].max(initial=-1)) + 1:
             raise ValueError("stored definitions of other names")
-        return cls(arrays["files"], arrays["name"], names, arrays["key"], arrays["first"])
+        return cls(arrays["files"], arrays["name"], names, arrays["first"], arrays["target"], arrays["row_target"])
 
 
 class RankedList(Sequence):
@@ -274,7 +288,11 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     files, n = edges.files, len(edges.files)
     weight = edges.weight.copy() if signals.mentioned_idents or signals.focus else edges.weight
     if signals.mentioned_idents:
-        mentioned = [i for i, name in enumerate(edges.names) if name in signals.mentioned_idents]
+        mentioned = []
+        for name in signals.mentioned_idents:
+            i = bisect_left(edges.names, name)  # names are sorted
+            if i < len(edges.names) and edges.names[i] == name:
+                mentioned.append(i)
         weight[np.isin(edges.name, mentioned)] *= MENTIONED_NAME
     # Per file: what the task and the chat say of it, and how much a secondary file counts.
     in_focus = np.array([path in signals.focus for path in files], dtype=bool)
@@ -305,7 +323,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     kept = ~in_focus[every.file]
     number = np.flatnonzero(kept)
     in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
-    received = _inflow(edges, weight, file_rank, every.key[kept], max(len(edges.names), 1))
+    received = _inflow(edges, weight, file_rank, every.target[kept], every.row_target)
 
     # What the task names counts as if referenced by its own file, whatever the graph says.
     own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
@@ -314,25 +332,17 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     return number, score, dict(zip(files, file_rank.tolist()))
 
 
-def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, keys: np.ndarray, n_names: int) -> np.ndarray:
-    """Rank that flows into each definition's (file * n_names + name) key, summed in numpy
-    (tens of millions of rows would not fit in memory as Python objects); 0 for key -1."""
+def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, target: np.ndarray, row_target: np.ndarray
+            ) -> np.ndarray:
+    """Rank that flows into each definition's slot (Definitions.target), summed in numpy
+    (tens of millions of rows would not fit in memory as Python objects)."""
     n = len(edges.files)
     out = np.bincount(edges.src, weights=weight, minlength=n) + edges.external
     flow = file_rank[edges.src] * weight
     flow /= np.where(out > 0, out, 1.0)[edges.src]
-    targets = np.unique(keys[keys >= 0])
-    if not len(targets):
-        return np.zeros(len(keys))
-    row_keys = edges.dst.astype(np.int64)
-    row_keys *= n_names
-    row_keys += edges.name
-    at = np.searchsorted(targets, row_keys)
-    at[(at == len(targets)) | (targets[np.minimum(at, len(targets) - 1)] != row_keys)] = len(targets)  # no target
-    del row_keys
-    inflow = np.bincount(at, weights=flow, minlength=len(targets) + 1)
-    found = np.minimum(np.searchsorted(targets, keys), len(targets) - 1)
-    return np.where((keys >= 0) & (targets[found] == keys), inflow[found], 0.0)
+    inflow = np.bincount(row_target, weights=flow, minlength=int(target.max(initial=1)) + 1)
+    inflow[:2] = 0.0
+    return inflow[target]
 
 
 def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray,
