@@ -170,6 +170,7 @@ class RepoMap:
         self._base: Postings | None = None  # the stored search postings, read on the first search
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
         self._walker = discover.Walker()  # each folder's listing, checked by a stat on the next call
+        self._states: tuple[dict | None, str, str] = (None, "", "")  # the last scan's infos and their digests
         self._lock = threading.RLock()
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
@@ -413,8 +414,9 @@ class RepoMap:
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> Scan:
         infos = self.indexer.refresh(stamps, tally)
-        return Scan(infos, Sources(self.root), tally.counts, self.indexer.content_state(list(stamps)),
-                    self.indexer.links_state(infos))
+        if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
+            self._states = (infos, self.indexer.content_state(list(stamps)), self.indexer.links_state(infos))
+        return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "") -> tuple[RankedList, dict[str, float]]:

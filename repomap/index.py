@@ -106,6 +106,7 @@ class Indexer:
         self._known: dict[str, _Known] = {}
         self._stored: dict[str, tuple[int, int, str, bytes, str]] | None = None  # cache.Store.load()
         self.changed = 0  # files the last refresh had to read again
+        self._last: tuple[dict, dict[str, FileInfo], list[str]] | None = None  # the last refresh: stamps, answer, notes
 
     def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
         """(size, change stamp) of each candidate in a language we tag; counts the others in `tally`."""
@@ -127,7 +128,13 @@ class Indexer:
         return stamps
 
     def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> dict[str, FileInfo]:
-        """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`."""
+        """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`.
+        Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case)."""
+        if self._last is not None and self._last[0] == stamps:
+            self.changed = 0
+            for note in self._last[2]:
+                tally.add(note)
+            return self._last[1]
         if self._stored is None:
             self._stored = self.store.load()
         for rel, stamp in stamps.items():
@@ -139,15 +146,17 @@ class Indexer:
         self._update(todo)
         self.changed = len(todo)
         self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
-        out = {}
+        out, notes = {}, []
         for rel in stamps:
             known = self._known.get(rel)
             if known is None:
                 continue
-            for note in known.notes:
-                tally.add(note)
+            notes += known.notes
             if known.info is not None:
                 out[rel] = known.info
+        for note in notes:
+            tally.add(note)
+        self._last = (dict(stamps), out, notes)
         return out
 
     def _stale(self, rel: str, stamp: tuple[int, int]) -> bool:
