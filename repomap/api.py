@@ -8,7 +8,6 @@ import marshal
 import math
 import os
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
@@ -30,11 +29,6 @@ if TYPE_CHECKING:
     from .search import Hit, Overlay, Postings
 
 
-# Seconds of building that make a derived structure (graph, names, definitions) worth storing:
-# writing a small one costs more than building it again. 0.05 s was tried and measured no
-# faster for a warm CLI search (runs 2-5 of 5 each, 0.25 against 0.05: Django 0.90-1.11 s against
-# 0.81-1.04 s, sympy 0.66-1.19 s against 0.69-0.71 s), and writes more after every edit.
-SAVE_DERIVED_AFTER = 0.25
 # Search postings are built anew (and stored) once more than this share of the files changed
 # since the stored ones; until then each process builds postings of the changed files only,
 # which costs it that share of a full build on its first search.
@@ -477,8 +471,9 @@ class RepoMap:
 
     def _derived(self, kind: str, state: str, build, encode=None, decode=None):
         """A structure made from one state of the files: kept in memory while no file changes,
-        else read from the index, else built (and stored, if it can be, when building took
-        long enough that reading it back is cheaper). One of each kind is kept in memory."""
+        else read from the index, else built and stored (if it can be): even when it was quick
+        to build here, a later process would first have to read every file's tags for it (the
+        definitions: Django 0.36 s after an edit). One of each kind is kept in memory."""
         key = f"{kind}:{state}"
         kept = self._kept.get(kind)
         if kept is not None and kept[0] == key:
@@ -490,9 +485,8 @@ class RepoMap:
         except (ValueError, KeyError, OSError, EOFError, TypeError):
             value = None
         if value is None:
-            started = time.perf_counter()
             value = build()
-            if encode and time.perf_counter() - started > SAVE_DERIVED_AFTER:
+            if encode:
                 self.indexer.store.save_blob(key, encode(value))
         self._kept[kind] = (key, value)
         return value

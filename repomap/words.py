@@ -21,6 +21,7 @@ not of on or so that the their then this to was we were when where which while w
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ies", "es", "ed", "s", "e")
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude suffix stripper: route, router, routing and routes all become `rout`."""
     word = word.lower()

@@ -84,12 +84,11 @@ def test_code_comes_before_a_constant_that_matches_as_well(tmp_path):
         "net.py::retry_timeout#function", "net.py::RETRY_TIMEOUT#constant"]
 
 
-def test_search_after_an_edit_in_a_repomap_that_read_stored_postings(shop, tmp_path, monkeypatch):
-    """Postings read from the index seed the per-file terms, so an edit reads one file again;
-    the answers must be those of a fresh RepoMap."""
-    from repomap import RepoMap, api
+def test_search_after_an_edit_in_a_repomap_that_read_stored_postings(shop, tmp_path):
+    """A kept RepoMap lays the edited file's postings over the stored ones; the answers must
+    be those of a fresh RepoMap."""
+    from repomap import RepoMap
 
-    monkeypatch.setattr(api, "SAVE_DERIVED_AFTER", 0.0)  # store every derived structure
     cache = tmp_path / "cache"
     query = "receipt of the cart total in money"
     RepoMap(shop, cache_dir=cache).search(query)
