@@ -272,13 +272,18 @@ class RepoMap:
         from . import graph
 
         _, scores, _ = graph.scores(scan.infos, *signalled)
-        return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
+        try:
+            return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
+        except ValueError:  # stored postings damaged past what reading them checks: built again
+            self._base = None
+            self._kept.pop("postings", None)
+            return self._postings(scan, *signalled[1:], stored=False).search(query, scores, limit, keep)
 
-    def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions) -> Overlay:
+    def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions, stored: bool = True) -> Overlay:
         """The search postings of this state of the files: the stored ones, with the files
         changed since put in place of their stored versions (read, with only those files'
-        terms, once per state); built anew and stored when none are stored, or when more than
-        REBUILD_SHARE of the files changed."""
+        terms, once per state); built anew and stored when none are stored (or `stored` is
+        false: they were found damaged), or when more than REBUILD_SHARE of the files changed."""
         import numpy as np
 
         from .search import Overlay, Postings
@@ -289,9 +294,9 @@ class RepoMap:
         self._kept.pop("postings", None)
         secondary = self._secondary(scan)
         base = self._base
-        if base is None and (stored := self.indexer.store.arrays("postings")) is not None:
+        if base is None and stored and (arrays := self.indexer.store.arrays("postings")) is not None:
             try:
-                base = Postings(stored)
+                base = Postings(arrays)
             except (ValueError, KeyError, IndexError):
                 base = None
         place, changed = np.full(len(base.paths) if base else 0, -1, dtype=np.int64), []

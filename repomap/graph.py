@@ -19,6 +19,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -56,7 +57,7 @@ class Definitions:
 
     file: np.ndarray  # the file's number in Edges.files
     name: np.ndarray  # the name's number in `names`
-    names: dict[str, int]  # every defined name (local ones too, unlike Edges.names)
+    names_text: str  # every defined name (local ones too, unlike Edges.names), "\0" between
     first: np.ndarray  # per file, the number of its first definition
     # Where _inflow sums the rank flowing into each definition: rows of Edges that point at
     # the same (file, name) share a slot with the definitions of that name in that file.
@@ -82,7 +83,15 @@ class Definitions:
             row_key = edges.dst.astype(np.int64) * width + edges.name
             at = np.minimum(np.searchsorted(keys, row_key), len(keys) - 1)
             row_target = np.where(keys[at] == row_key, at + 2, 0).astype(np.int32)
-        return cls(file, name, names, np.cumsum(counts) - counts, target, row_target)
+        every = cls(file, name, "\0".join(names), np.cumsum(counts) - counts, target, row_target)
+        every.__dict__["names"] = names
+        return every
+
+    @cached_property
+    def names(self) -> dict[str, int]:
+        """Each defined name's number, made when first asked for: only a task's words need it,
+        and a kernel's million names take 1.5 s."""
+        return {n: i for i, n in enumerate(self.names_text.split("\0"))} if self.names_text else {}
 
     def tag(self, k: int, edges: Edges, infos: dict[str, FileInfo]) -> Tag:
         """Definition number `k` as a Tag (its file's Tags are made on the first such call)."""
@@ -93,17 +102,16 @@ class Definitions:
         buffer = io.BytesIO()
         np.savez(buffer, files=self.file, name=self.name, first=self.first, target=self.target,  # savez's own `file`
                  row_target=self.row_target,
-                 text=np.frombuffer("\0".join(self.names).encode("utf-8", "surrogatepass"), dtype=np.uint8))
+                 text=np.frombuffer(self.names_text.encode("utf-8", "surrogatepass"), dtype=np.uint8))
         return buffer.getvalue()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Definitions:
         arrays = np.load(io.BytesIO(data), allow_pickle=False)
         text = arrays["text"].tobytes().decode("utf-8", "surrogatepass")
-        names = {n: i for i, n in enumerate(text.split("\0"))} if text else {}
-        if len(names) != int(arrays["name"].max(initial=-1)) + 1:
+        if (text.count("\0") + 1 if text else 0) != int(arrays["name"].max(initial=-1)) + 1:
             raise ValueError("stored definitions of other names")
-        return cls(arrays["files"], arrays["name"], names, arrays["first"], arrays["target"], arrays["row_target"])
+        return cls(arrays["files"], arrays["name"], text, arrays["first"], arrays["target"], arrays["row_target"])
 
 
 class RankedList(Sequence):

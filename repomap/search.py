@@ -199,6 +199,14 @@ class Postings:
         return self.signature[start:int(self.signature_end[doc])].tobytes().decode("utf-8", "surrogatepass")
 
 
+def _within(numbers: np.ndarray, n: int) -> np.ndarray:
+    """`numbers`, checked to be places in something of length `n`: stored postings are read
+    as they are, and a damaged one must not index something else."""
+    if len(numbers) and (int(numbers.min()) < 0 or int(numbers.max()) >= n):
+        raise ValueError("damaged postings: numbers out of range")
+    return numbers
+
+
 def _linked(copy_key: np.ndarray, linked: Postings | None) -> np.ndarray:
     """Each definition's first label: its own number (past the linked postings' labels, which
     are their definitions' numbers), or the group of a linked definition with the same copy key."""
@@ -310,12 +318,15 @@ class Overlay:
         columns = []
         for k, (postings, place) in enumerate(self.parts):
             rows = postings.rows(key)
-            doc = postings.doc[rows]
-            at = place[postings.doc_file[doc]]
+            doc = _within(postings.doc[rows], len(postings.doc_file))
+            at = place[_within(postings.doc_file[doc], len(place))]
             live = at >= 0
-            doc = doc[live]
-            columns.append((self.first[at[live]] + postings.index[doc], postings.count[rows][live].astype(np.float64),
-                            postings.length[doc], np.full(len(doc), k), doc))
+            doc, at = doc[live], at[live]
+            number = self.first[at] + postings.index[doc]
+            if not np.array_equal(self._file(number), at):
+                raise ValueError("damaged postings: definitions out of their files")
+            columns.append((number, postings.count[rows][live].astype(np.float64), postings.length[doc],
+                            np.full(len(doc), k), doc))
         return tuple(np.concatenate(column) for column in zip(*columns))
 
     def _file(self, number: np.ndarray) -> np.ndarray:
