@@ -5,6 +5,8 @@
 (class name: (name) @name) @definition.interface
 (instance name: (name) @name) @definition.impl
 (declarations (signature name: (variable) @name) @definition.function)
+(declarations (function name: (variable) @name) @definition.function)
+(declarations (bind name: (variable) @name) @definition.function)
 (class_declarations (signature name: (variable) @name) @definition.function)
 (header module: (module) @name) @definition.module
 

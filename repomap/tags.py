@@ -12,6 +12,7 @@ once per pattern, not per match.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -190,9 +191,15 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             continue
         key = (node.start_byte, node.end_byte)
         def_names.add(name_node.start_byte)
+        if node.type in EQUATIONS and node.parent is not None and node.parent.type == "declarations":
+            if _equation_of(node.prev_named_sibling) == name:
+                continue  # one more equation of the definition above
+            end = _last_equation(node, name)
+        else:
+            end = node
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
-            tag = _definition(path, source, node, name_node, name, kind, body)
+            tag = _definition(path, source, node, name_node, name, kind, body, end)
             if "scope" in captures:  # a receiver or owner named outside the definition: Go, C++, Lua
                 tag.outer = _text(source, captures["scope"][0])
             defs[key] = (pattern, tag)
@@ -230,9 +237,9 @@ def _text(source: bytes, node: Node) -> str:
 
 
 def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str, kind: str,
-                body: Node | None) -> Tag:
-    """A definition tag whose signature runs to the last non-blank byte before its body,
-    or without a body to the line of its name."""
+                body: Node | None, end: Node) -> Tag:
+    """A definition tag from `node` to `end`, whose signature runs to the last non-blank byte
+    before its body, or without a body to the line of its name."""
     line = node.start_point[0] + 1
     body_byte = -1
     if body is not None and node.start_byte < body.start_byte <= node.end_byte:
@@ -244,8 +251,26 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
     else:
         sig_end_line = name_node.end_point[0] + 1
     head, comments = _attached(node)
-    return Tag(path, line, "def", kind, name, node.end_point[0] + 1, node.start_byte, node.end_byte,
+    return Tag(path, line, "def", kind, name, end.end_point[0] + 1, node.start_byte, end.end_byte,
                sig_end_line, body_byte, head_byte=head, doc=_doc(source, body, comments))
+
+
+# Haskell writes one function as a type signature and equations, each a node of its own: the
+# definition runs from the first to the last of them that name it.
+EQUATIONS = {"signature", "function", "bind"}
+
+
+def _equation_of(node: Node | None) -> str | None:
+    """The name a Haskell signature or equation defines (None for anything else)."""
+    if node is None or node.type not in EQUATIONS or node.child_by_field_name("name") is None:
+        return None
+    return node.child_by_field_name("name").text.decode("utf-8", errors="replace").strip()
+
+
+def _last_equation(node: Node, name: str) -> Node:
+    while _equation_of(node.next_named_sibling) == name and node.next_named_sibling.type != "signature":
+        node = node.next_named_sibling
+    return node
 
 
 WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
@@ -259,8 +284,9 @@ DECLARATIONS = {"type_declaration", "const_declaration", "var_declaration", "lex
 def _attached(node: Node) -> tuple[int, list[Node]]:
     """Where a definition starts with its declaration keyword, decorators, attributes and the
     comments right above it (a `/**` doc block may stand one blank line above)."""
-    while node.parent is not None and (node.parent.type in WRAPPERS or _only_spec(node)):
-        node = node.parent
+    while node.parent is not None and (node.parent.type in WRAPPERS or _only_spec(node) or (
+            node.parent.type == "declarations" and node.parent.start_byte == node.start_byte)):
+        node = node.parent  # (Haskell's first declaration: a comment above stands outside the list)
     comments: list[Node] = []
     start_row, head = node.start_point[0], node.start_byte
     sibling = node.prev_sibling
@@ -268,7 +294,7 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         gap = start_row - sibling.end_point[0]
         if gap > 2 or (gap == 2 and (comments or not sibling.text.startswith(b"/**"))):
             break
-        if "comment" in sibling.type:
+        if "comment" in sibling.type or sibling.type == "haddock":
             comments.insert(0, sibling)
         start_row, head = sibling.start_point[0], sibling.start_byte
         sibling = sibling.prev_sibling
@@ -281,7 +307,13 @@ def _only_spec(node: Node) -> bool:
 
 
 def _is_attachment(node: Node) -> bool:
-    return any(word in node.type for word in ("comment", "attribute", "decorator", "annotation"))
+    return any(word in node.type for word in ("comment", "haddock", "attribute", "decorator", "annotation")) \
+        or (node.type == "unary_operator" and ELIXIR_ATTACHED.match(node.text) is not None)
+
+
+# Elixir's module attributes that say something of the function below them (`@moduledoc`, and
+# attributes that hold values, do not).
+ELIXIR_ATTACHED = re.compile(rb"@(doc|spec|impl|deprecated|since)\b")
 
 
 def _doc(source: bytes, body: Node | None, comments: list[Node]) -> str:
@@ -295,7 +327,7 @@ def _doc(source: bytes, body: Node | None, comments: list[Node]) -> str:
     return _first_line("\n".join(_text(source, c) for c in comments))
 
 
-_COMMENT_MARKS = "/*!#-;(%<> \t"
+_COMMENT_MARKS = "/*!#-;(%<>| \t"
 
 
 def _first_line(text: str) -> str:

@@ -166,6 +166,49 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
     "app.js": ("// Make an app.\nconst createApp = function (options) {\n  return options\n}\n", [
         ("app.js::createApp#function", "// Make an app.\nconst createApp = function (options) {\n  return options\n}"),
     ]),
+    # Haskell: the comment above the first declaration, the signature and every equation.
+    "A.hs": ("module A where\n\n-- | Factorial.\nfact :: Int -> Int\nfact 0 = 1\nfact n = n * fact (n - 1)\n\n"
+             "limit = 10\n", [
+                 ("A.hs::fact#function", "-- | Factorial.\nfact :: Int -> Int\nfact 0 = 1\nfact n = n * fact (n - 1)"),
+                 ("A.hs::limit#function", "limit = 10"),
+             ]),
+    # Elixir: the attributes that describe a function (not @moduledoc).
+    "cart.ex": ("defmodule Cart do\n  @moduledoc \"A cart.\"\n\n  @doc \"Adds an item.\"\n  @spec add(list, any) :: list\n"
+                "  def add(items, item) do\n    [item | items]\n  end\nend\n", [
+                    ("cart.ex::Cart.add#function", "  @doc \"Adds an item.\"\n  @spec add(list, any) :: list\n"
+                                                   "  def add(items, item) do\n    [item | items]\n  end"),
+                ]),
+    "a.cpp": ("// Adds.\n[[nodiscard]] int add(int a, int b) {\n    return a + b;\n}\n\nnamespace geo {\n/** Scales. */\n"
+              "template <typename T>\nT scale(T v) { return v * 2; }\n}\n", [
+                  ("a.cpp::add#function", "// Adds.\n[[nodiscard]] int add(int a, int b) {\n    return a + b;\n}"),
+                  ("a.cpp::geo.scale#function", "/** Scales. */\ntemplate <typename T>\nT scale(T v) { return v * 2; }"),
+              ]),
+    "A.cs": ("public class Thing\n{\n    // Runs it.\n    [Obsolete]\n    public void Run() { }\n}\n", [
+        ("A.cs::Thing.Run#method", "    // Runs it.\n    [Obsolete]\n    public void Run() { }"),
+    ]),
+    "a.php": ("<?php\n\n/**\n * Makes a client.\n */\n#[Pure]\nfunction make_client($options) {\n    return $options;\n}\n", [
+        ("a.php::make_client#function", "/**\n * Makes a client.\n */\n#[Pure]\nfunction make_client($options) {\n"
+                                        "    return $options;\n}"),
+    ]),
+    "a.swift": ("/// Adds.\n@discardableResult\nfunc add(_ a: Int, _ b: Int) -> Int {\n    return a + b\n}\n", [
+        ("a.swift::add#function", "/// Adds.\n@discardableResult\nfunc add(_ a: Int, _ b: Int) -> Int {\n    return a + b\n}"),
+    ]),
+    "a.scala": ("/** A point. */\n@deprecated(\"old\", \"1.0\")\ncase class Point(x: Int)\n", [
+        ("a.scala::Point#class", "/** A point. */\n@deprecated(\"old\", \"1.0\")\ncase class Point(x: Int)"),
+    ]),
+    "a.lua": ("--- Makes a client.\nfunction M.make_client(options)\n  return options\nend\n", [
+        ("a.lua::M.make_client#function", "--- Makes a client.\nfunction M.make_client(options)\n  return options\nend"),
+    ]),
+    "a.sh": ("#!/bin/bash\n\n# Deploys it.\nfunction deploy {\n  echo deploy\n}\n", [
+        ("a.sh::deploy#function", "# Deploys it.\nfunction deploy {\n  echo deploy\n}"),
+    ]),
+    "a.ml": ("(** A point. *)\ntype point = { x : int }\n", [
+        ("a.ml::point#type", "(** A point. *)\ntype point = { x : int }"),
+    ]),
+    "a.tsx": ("/** A button. */\nexport const Button = ({ label }: { label: string }) => {\n  return <b>{label}</b>\n}\n", [
+        ("a.tsx::Button#function", "/** A button. */\nexport const Button = ({ label }: { label: string }) => {\n"
+                                   "  return <b>{label}</b>\n}"),
+    ]),
 }
 
 
