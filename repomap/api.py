@@ -445,7 +445,7 @@ class RepoMap:
         )
         edges = self._edges(scan, signals.secondary)
         every = self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, scan.infos),
-                              graph.Definitions.to_bytes, graph.Definitions.from_bytes)
+                              graph.Definitions.to_arrays, graph.Definitions.from_arrays, columns=True)
         if guided and query.strip():
             hits = self._hits(scan, query, (signals, edges, every), 4 * FOUND_FILES)
             # Files the task names lead, then what search finds.
@@ -472,27 +472,32 @@ class RepoMap:
         from . import graph
 
         return self._derived("edges", scan.links, lambda: graph.build_edges(scan.infos, secondary),
-                             graph.Edges.to_bytes, graph.Edges.from_bytes)
+                             graph.Edges.to_arrays, graph.Edges.from_arrays, columns=True)
 
-    def _derived(self, kind: str, state: str, build, encode=None, decode=None):
+    def _derived(self, kind: str, state: str, build, encode=None, decode=None, columns: bool = False):
         """A structure made from one state of the files: kept in memory while no file changes,
         else read from the index, else built and stored (if it can be): even when it was quick
         to build here, a later process would first have to read every file's tags for it (the
-        definitions: Django 0.36 s after an edit). One of each kind is kept in memory."""
+        definitions: Django 0.36 s after an edit). One of each kind is kept in memory.
+        `columns`: encoded as numpy arrays, stored in a file of their own and read memory-mapped
+        (the kernel's graph: about 2 s less than a row read, checked and loaded)."""
         key = f"{kind}:{state}"
         kept = self._kept.get(kind)
         if kept is not None and kept[0] == key:
             return kept[1]
         self._kept.pop(kind, None)  # let the old one go before the new one is made
-        stored = self.indexer.store.blob(key) if decode else None
+        store = self.indexer.store
+        stored = (store.arrays(kind, key) if columns else store.blob(key)) if decode else None
         try:
             value = decode(stored) if stored else None
         except (ValueError, KeyError, OSError, EOFError, TypeError):
             value = None
         if value is None:
             value = build()
-            if encode:
-                self.indexer.store.save_blob(key, encode(value))
+            if encode and columns:
+                store.save_arrays(kind, encode(value), key)
+            elif encode:
+                store.save_blob(key, encode(value))
         self._kept[kind] = (key, value)
         return value
 

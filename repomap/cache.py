@@ -223,10 +223,11 @@ class Store:
             db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
                        f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")))
 
-    def save_arrays(self, kind: str, arrays: dict) -> None:
-        """Store named numpy arrays in a file of their own beside the database (SQLite holds at
-        most 1 GB in a row; a kernel's search postings are more), written under a temporary
-        name and renamed, so a reader sees a whole file, the old one or the new."""
+    def save_arrays(self, kind: str, arrays: dict, key: str = "") -> None:
+        """Store named numpy arrays, made from what `key` names, in a file of their own beside
+        the database (one per kind): SQLite holds at most 1 GB in a row, a kernel's search
+        postings are more, and a file can be read memory-mapped, without a copy or a checksum
+        pass. Written under a temporary name and renamed, so a reader sees a whole file."""
         with self._lock:
             if self.db is None:
                 return
@@ -235,7 +236,7 @@ class Store:
         for name, value in arrays.items():
             header.append([name, value.dtype.str, len(value), offset])
             offset += -(-value.nbytes // 64) * 64
-        head = json.dumps({"stamp": self.stamp, "arrays": header}).encode()
+        head = json.dumps({"stamp": self.stamp, "key": key, "arrays": header}).encode()
         head += b" " * (-(len(ARRAYS_MAGIC) + 8 + len(head)) % 64)
         temporary = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}")
         try:
@@ -249,10 +250,10 @@ class Store:
             temporary.unlink(missing_ok=True)
             _warn(f"could not store search postings in {path.parent} ({exc.strerror or exc})")
 
-    def arrays(self, kind: str) -> dict | None:
-        """Arrays stored by save_arrays by this code, memory-mapped; None if there are none,
-        or they are cut short or of other code. (Unlike rows, they carry no checksum: it would
-        mean reading them whole.)"""
+    def arrays(self, kind: str, key: str = "") -> dict | None:
+        """Arrays stored by save_arrays by this code from `key`, memory-mapped; None if there
+        are none, or they are cut short or of other code. Unlike rows they carry no checksum
+        (it would mean reading them whole): their readers check what they index with."""
         import numpy as np
 
         with self._lock:
@@ -267,10 +268,10 @@ class Store:
             size = int.from_bytes(mapped[len(ARRAYS_MAGIC):len(ARRAYS_MAGIC) + 8], "little")
             start = len(ARRAYS_MAGIC) + 8 + size
             head = json.loads(mapped[start - size:start])
-            if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC or head["stamp"] != self.stamp:
+            if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC or head["stamp"] != self.stamp or head["key"] != key:
                 return None
-            return {name: np.frombuffer(mapped, dtype=np.dtype(kind), count=length, offset=start + offset)
-                    if length else np.zeros(0, dtype=np.dtype(kind)) for name, kind, length, offset in head["arrays"]}
+            return {name: np.frombuffer(mapped, dtype=np.dtype(dtype), count=length, offset=start + offset)
+                    if length else np.zeros(0, dtype=np.dtype(dtype)) for name, dtype, length, offset in head["arrays"]}
         except (ValueError, TypeError, KeyError):
             return None
 

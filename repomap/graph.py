@@ -12,8 +12,6 @@ files lean on it.
 
 from __future__ import annotations
 
-import io
-import json
 import math
 from array import array
 from bisect import bisect_left
@@ -98,20 +96,28 @@ class Definitions:
         f = int(self.file[k])
         return infos[edges.files[f]].defs[k - int(self.first[f])]
 
-    def to_bytes(self) -> bytes:
-        buffer = io.BytesIO()
-        np.savez(buffer, files=self.file, name=self.name, first=self.first, target=self.target,  # savez's own `file`
-                 row_target=self.row_target,
-                 text=np.frombuffer(self.names_text.encode("utf-8", "surrogatepass"), dtype=np.uint8))
-        return buffer.getvalue()
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"file": self.file, "name": self.name, "first": self.first, "target": self.target,
+                "row_target": self.row_target,
+                "text": np.frombuffer(self.names_text.encode("utf-8", "surrogatepass"), dtype=np.uint8)}
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Definitions:
-        arrays = np.load(io.BytesIO(data), allow_pickle=False)
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Definitions:
+        """Stored definitions, checked as far as what they index with (ValueError if damaged)."""
         text = arrays["text"].tobytes().decode("utf-8", "surrogatepass")
-        if (text.count("\0") + 1 if text else 0) != int(arrays["name"].max(initial=-1)) + 1:
-            raise ValueError("stored definitions of other names")
-        return cls(arrays["files"], arrays["name"], text, arrays["first"], arrays["target"], arrays["row_target"])
+        file, name, first, target = arrays["file"], arrays["name"], arrays["first"], arrays["target"]
+        n_names = text.count("\0") + 1 if text else 0
+        if not (len(name) == len(file) == len(target) and int(name.max(initial=-1)) + 1 == n_names
+                and within(file, len(first)) and within(name, n_names) and within(target, len(file) + 2)
+                and within(arrays["row_target"], len(file) + 2)):
+            raise ValueError("stored definitions damaged")
+        return cls(file, name, text, first, target, arrays["row_target"])
+
+
+def within(numbers: np.ndarray, n: int) -> bool:
+    """Whether `numbers` are all places in something of length `n`: stored arrays are read as
+    they are, and a damaged one must not index something else."""
+    return not len(numbers) or (int(numbers.min()) >= 0 and int(numbers.max()) < n)
 
 
 class RankedList(Sequence):
@@ -167,17 +173,21 @@ class Edges:
     weight: np.ndarray
     external: np.ndarray  # per file: reference mass to names defined nowhere here
 
-    def to_bytes(self) -> bytes:
-        buffer = io.BytesIO()
-        np.savez(buffer, src=self.src, dst=self.dst, name=self.name, weight=self.weight, external=self.external,
-                 text=np.frombuffer(json.dumps([self.files, self.names]).encode(), dtype=np.uint8))
-        return buffer.getvalue()
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight, "external": self.external,
+                "files": np.frombuffer("\0".join(self.files).encode("utf-8", "surrogatepass"), dtype=np.uint8),
+                "names": np.frombuffer("\0".join(self.names).encode("utf-8", "surrogatepass"), dtype=np.uint8)}
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Edges:
-        arrays = np.load(io.BytesIO(data), allow_pickle=False)
-        files, names = json.loads(arrays["text"].tobytes())
-        return cls(files, names, arrays["src"], arrays["dst"], arrays["name"], arrays["weight"], arrays["external"])
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Edges:
+        """A stored graph, checked as far as what it indexes with (ValueError if damaged)."""
+        files, names = (arrays[k].tobytes().decode("utf-8", "surrogatepass") for k in ("files", "names"))
+        files, names = (text.split("\0") if text else [] for text in (files, names))
+        src, dst, name = arrays["src"], arrays["dst"], arrays["name"]
+        if not (len(src) == len(dst) == len(name) == len(arrays["weight"]) and len(arrays["external"]) == len(files)
+                and within(src, len(files)) and within(dst, len(files)) and within(name, len(names))):
+            raise ValueError("stored graph damaged")
+        return cls(files, names, src, dst, name, arrays["weight"], arrays["external"])
 
 
 def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:

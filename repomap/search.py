@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from .graph import within
 from .render import signatures
 from .tags import Tag
 from .weights import B, COORD, DATA, K1, LONG, NAME_WEIGHT, PRIOR, PROSE, SECONDARY_HIT, TITLE
@@ -199,14 +200,6 @@ class Postings:
         return self.signature[start:int(self.signature_end[doc])].tobytes().decode("utf-8", "surrogatepass")
 
 
-def _within(numbers: np.ndarray, n: int) -> np.ndarray:
-    """`numbers`, checked to be places in something of length `n`: stored postings are read
-    as they are, and a damaged one must not index something else."""
-    if len(numbers) and (int(numbers.min()) < 0 or int(numbers.max()) >= n):
-        raise ValueError("damaged postings: numbers out of range")
-    return numbers
-
-
 def _linked(copy_key: np.ndarray, linked: Postings | None) -> np.ndarray:
     """Each definition's first label: its own number (past the linked postings' labels, which
     are their definitions' numbers), or the group of a linked definition with the same copy key."""
@@ -318,8 +311,10 @@ class Overlay:
         columns = []
         for k, (postings, place) in enumerate(self.parts):
             rows = postings.rows(key)
-            doc = _within(postings.doc[rows], len(postings.doc_file))
-            at = place[_within(postings.doc_file[doc], len(place))]
+            doc = postings.doc[rows]
+            if not within(doc, len(postings.doc_file)) or not within(postings.doc_file[doc], len(place)):
+                raise ValueError("damaged postings: numbers out of range")
+            at = place[postings.doc_file[doc]]
             live = at >= 0
             doc, at = doc[live], at[live]
             number = self.first[at] + postings.index[doc]

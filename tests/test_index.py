@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run
+from conftest import damage_column, run
 from repomap import cache
 
 
@@ -225,3 +225,16 @@ def test_a_changed_size_limit_applies_to_indexed_files(tmp_path):
     limited = run("map", repo, "--cache-dir", cache_dir, "--max-file-size", "100")
     assert "def big" not in limited.stdout and "1 too large" in limited.stderr
     assert "def big" in run("map", repo, "--cache-dir", cache_dir).stdout
+
+
+def test_a_damaged_stored_graph_is_built_again(shop, tmp_path):
+    """The graph and the definitions are read memory-mapped, without a checksum; numbers that
+    point outside what they index are found and the graph is built again."""
+    cache = tmp_path / "cache"
+    assert run("map", shop, "--cache-dir", cache).returncode == 0
+    for tokens, (kind, column) in enumerate([("edges", "dst"), ("definitions", "file"), ("definitions", "target")]):
+        stored, = cache.glob(f"*.{kind}")
+        damage_column(stored, column)
+        asked = ("--tokens", 300 + tokens)  # a request not answered before: no stored map
+        result = run("map", shop, "--cache-dir", cache, *asked)
+        assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache", *asked).stdout, "")
