@@ -35,10 +35,11 @@ from .weights import B, COORD, DATA, K1, LONG, NAME_WEIGHT, PRIOR, PROSE, SECOND
 from .words import stemmed_subwords
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "word",
-            "count")
-_TYPES = (np.uint8, np.uint32, np.uint32, np.float64, np.uint64, np.uint64, np.uint32, np.uint32, np.uint64, np.uint32)
-_CODES = ("B", "I", "I", "d", "Q", "Q", "I", "I", "Q", "I")  # the same, for array
+_COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
+            "word", "count")
+_TYPES = (np.uint8, np.uint32, np.uint32, np.float64, np.uint64, np.uint64, np.uint32, np.uint32, np.uint16,
+          np.uint32, np.uint32)
+_CODES = ("B", "I", "I", "d", "Q", "Q", "I", "I", "H", "I", "I")  # the same, for array
 BUCKETS = 1 << 16
 
 
@@ -90,7 +91,7 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     shown = signatures(defs, source)
     place = rel.replace("/", " ")
     columns = [array(code) for code in _CODES]
-    sig, sig_length, index, factor, copy_key, own_key, length, n_words, word, count = columns
+    sig, sig_length, index, factor, copy_key, own_key, length, n_words, bucket, word, count = columns
     for i, tag in enumerate(defs):
         if tag.local:
             continue
@@ -107,7 +108,9 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
         own_key.append(_key(rel, tag.qualname, tag.kind))
         length.append(sum(words.values()))
         n_words.append(len(words))
-        word.extend(map(word_key, words))
+        keys = [word_key(w) for w in words]
+        bucket.extend(key & (BUCKETS - 1) for key in keys)
+        word.extend((key >> 16) & 0xFFFFFFFF for key in keys)
         count.extend(words.values())
     return marshal.dumps(tuple(bytes(c) for c in columns))
 
@@ -140,7 +143,7 @@ class Postings:
         self.copy_keys, self.copy_groups = arrays["copy_keys"], arrays["copy_groups"]  # sorted by key
         self.signature, self.signature_end = arrays["signature"], arrays["signature_end"]
         self.starts = arrays["starts"]  # per bucket of words, its first row
-        self.word, self.doc, self.count = arrays["word"], arrays["doc"], arrays["count"]
+        self.word, self.doc, self.count = arrays["word"], arrays["doc"], arrays["count"]  # word: bits 16-47
         n_docs = len(self.doc_file)
         if len(self.digests) != len(self.paths) or len(self.secondary) != len(self.paths) \
                 or len(self.file_docs) != len(self.paths) + 1 or int(self.file_docs[-1]) != n_docs \
@@ -167,15 +170,19 @@ class Postings:
         c = {name: np.frombuffer(columns.pop(name), dtype=kind) for name, kind in zip(_COLUMNS, _TYPES)}
         n_docs = len(c["index"])
         doc_file = np.repeat(np.arange(len(paths), dtype=np.int32), np.frombuffer(per_file, dtype=np.int64))
-        doc = np.repeat(np.arange(n_docs, dtype=np.int32), c.pop("n_words"))
-        word, count = c.pop("word"), c.pop("count")
         length = c.pop("length").astype(np.float64)
-        # Rows by the low 16 bits of their word (a radix sort, and a query scans only its words'
-        # buckets); a full sort by word took the kernel's 58 million rows 8 s.
-        bucket = (word & np.uint64(BUCKETS - 1)).astype(np.uint16)
+        # Rows by the low 16 bits of their word's key (a radix sort, and a query scans only its
+        # words' buckets; a full sort by word took the kernel's 58 million rows 8 s). A row keeps
+        # the next 32 bits: two of a kernel's 240,000 words share all 48 with a chance of 1 in 10,000.
+        bucket, rows = c.pop("bucket"), {"word": c.pop("word")}
         order = np.argsort(bucket, kind="stable")
         starts = np.searchsorted(bucket[order], np.arange(BUCKETS + 1)).astype(np.int64)
         del bucket
+        rows["doc"] = np.repeat(np.arange(n_docs, dtype=np.int32), c.pop("n_words"))
+        rows["count"] = c.pop("count")
+        for name in rows:  # one column at a time, the unsorted one let go: a kernel's are 230 MB each
+            rows[name] = rows[name][order]
+        del order
         group = _groups(c["copy_key"], c.pop("own_key"), _linked(c["copy_key"], linked))
         by_key = np.argsort(c["copy_key"], kind="stable")
         factor = c["factor"] * np.where(np.array(secondary, dtype=bool)[doc_file], SECONDARY_HIT, 1.0)
@@ -187,13 +194,14 @@ class Postings:
             "doc_file": doc_file, "index": c["index"], "factor": factor, "length": length, "group": group,
             "copy_keys": c["copy_key"][by_key], "copy_groups": group[by_key],
             "signature": c["signature"], "signature_end": np.cumsum(c["signature_length"], dtype=np.int64),
-            "starts": starts, "word": word[order], "doc": doc[order], "count": count[order],
+            "starts": starts, **rows,
         })
 
     def rows(self, key: int) -> np.ndarray:
         """Where a word's rows are (none for a word no definition has)."""
-        start, end = int(self.starts[key & (BUCKETS - 1)]), int(self.starts[(key & (BUCKETS - 1)) + 1])
-        return start + np.flatnonzero(self.word[start:end] == np.uint64(key))
+        bucket = key & (BUCKETS - 1)
+        start, end = int(self.starts[bucket]), int(self.starts[bucket + 1])
+        return start + np.flatnonzero(self.word[start:end] == np.uint32((key >> 16) & 0xFFFFFFFF))
 
     def signature_of(self, doc: int) -> str:
         start = int(self.signature_end[doc - 1]) if doc else 0
