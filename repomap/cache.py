@@ -6,7 +6,9 @@ a grammar or a query changes; stored maps and graphs also when any of repomap's
 code changes. A file that SQLite itself reports as not a database or damaged is
 moved aside (one copy kept) and rebuilt; any other failure, an unwritable location
 or a database locked for too long means working without a cache. Both say so once
-on stderr. One connection serves every thread of a process, under a lock.
+on stderr. One connection serves every thread of a process, under a lock. Arrays derived
+from a state of the files (the graph, the definitions' columns, the search postings) are
+files of their own beside it (`save_arrays`), read memory-mapped.
 """
 
 from __future__ import annotations
@@ -248,7 +250,7 @@ class Store:
             os.replace(temporary, path)
         except OSError as exc:
             temporary.unlink(missing_ok=True)
-            _warn(f"could not store search postings in {path.parent} ({exc.strerror or exc})")
+            _warn(f"could not store the {kind} in {path.parent} ({exc.strerror or exc})")
 
     def arrays(self, kind: str, key: str = "") -> dict | None:
         """Arrays stored by save_arrays by this code from `key`, memory-mapped; None if there

@@ -37,9 +37,7 @@ from .words import stemmed_subwords
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
             "word", "count")
-_TYPES = (np.uint8, np.uint32, np.uint32, np.float64, np.uint64, np.uint64, np.uint32, np.uint32, np.uint16,
-          np.uint32, np.uint32)
-_CODES = ("B", "I", "I", "d", "Q", "Q", "I", "I", "H", "I", "I")  # the same, for array
+_CODES = ("B", "I", "I", "d", "Q", "Q", "I", "I", "H", "I", "I")  # their types, as array and numpy spell them
 BUCKETS = 1 << 16
 
 
@@ -127,8 +125,8 @@ def _length_penalty(tag: Tag) -> float:
 
 class Postings:
     """The search documents of some files as columns, per file, per definition ("doc") and
-    per row of (doc, word, count), the rows in buckets by their word (`starts`). Built from file_terms
-    payloads, or from stored arrays (memory-mapped: a query reads only what it touches)."""
+    per row of (doc, word, count), the rows in buckets by their word (`starts`). Built from
+    file_terms payloads, or from stored arrays (memory-mapped: a query reads what it touches)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]):
         self.arrays = arrays
@@ -144,13 +142,13 @@ class Postings:
         self.signature, self.signature_end = arrays["signature"], arrays["signature_end"]
         self.starts = arrays["starts"]  # per bucket of words, its first row
         self.word, self.doc, self.count = arrays["word"], arrays["doc"], arrays["count"]  # word: bits 16-47
-        n_docs = len(self.doc_file)
-        if len(self.digests) != len(self.paths) or len(self.secondary) != len(self.paths) \
-                or len(self.file_docs) != len(self.paths) + 1 or int(self.file_docs[-1]) != n_docs \
-                or any(len(a) != n_docs for a in (self.index, self.factor, self.length, self.group, self.copy_keys,
-                                                  self.copy_groups, self.signature_end)) \
-                or len(self.starts) != BUCKETS + 1 or int(self.starts[-1]) != len(self.doc) \
-                or len(self.count) != len(self.doc) or len(self.word) != len(self.doc) or int(self.signature_end[-1:].sum()) != len(self.signature):
+        n_docs, n_rows = len(self.doc_file), len(self.doc)
+        per_doc = (self.index, self.factor, self.length, self.group, self.copy_keys, self.copy_groups, self.signature_end)
+        if not (len(self.digests) == len(self.secondary) == len(self.paths) == len(self.file_docs) - 1
+                and int(self.file_docs[-1]) == n_docs and all(len(a) == n_docs for a in per_doc)
+                and len(self.starts) == BUCKETS + 1 and int(self.starts[-1]) == n_rows
+                and len(self.count) == len(self.word) == n_rows
+                and int(self.signature_end[-1:].sum()) == len(self.signature)):
             raise ValueError("postings of mismatched sizes")
 
     @classmethod
@@ -167,7 +165,7 @@ class Postings:
             for name, data in zip(_COLUMNS, decoded):
                 columns[name].frombytes(data)
             per_file.append(len(decoded[2]) // 4)
-        c = {name: np.frombuffer(columns.pop(name), dtype=kind) for name, kind in zip(_COLUMNS, _TYPES)}
+        c = {name: np.frombuffer(columns.pop(name), dtype=code) for name, code in zip(_COLUMNS, _CODES)}
         n_docs = len(c["index"])
         doc_file = np.repeat(np.arange(len(paths), dtype=np.int32), np.frombuffer(per_file, dtype=np.int64))
         length = c.pop("length").astype(np.float64)
@@ -196,6 +194,20 @@ class Postings:
             "signature": c["signature"], "signature_end": np.cumsum(c["signature_length"], dtype=np.int64),
             "starts": starts, **rows,
         })
+
+    def live(self, files: list[str], digest: Callable[[str], str], secondary: set[str]
+             ) -> tuple[np.ndarray, list[str]]:
+        """Per file of these postings, its number in `files` if it is there unchanged (the same
+        content and the same secondary flag), else -1; and the files of `files` that are not."""
+        at = {path: i for i, path in enumerate(self.paths)}
+        place, changed = np.full(len(self.paths), -1, dtype=np.int64), []
+        for f, rel in enumerate(files):
+            i = at.get(rel)
+            if i is not None and self.digests[i] == digest(rel) and bool(self.secondary[i]) == (rel in secondary):
+                place[i] = f
+            else:
+                changed.append(rel)
+        return place, changed
 
     def rows(self, key: int) -> np.ndarray:
         """Where a word's rows are (none for a word no definition has)."""

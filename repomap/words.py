@@ -32,8 +32,10 @@ def stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
 
 
-@lru_cache(maxsize=1 << 18)  # a kernel query's words share sub-words with up to 35,000 names; a kept
-def stemmed_subwords(identifier: str) -> tuple[str, ...]:  # RepoMap's next queries find most of them here
+# A kernel query's words share sub-words with up to 35,000 names; a kept RepoMap's next
+# queries find most of them here.
+@lru_cache(maxsize=1 << 18)
+def stemmed_subwords(identifier: str) -> tuple[str, ...]:
     return tuple(stem(p) for p in subwords(identifier))
 
 
