@@ -456,8 +456,8 @@ class RepoMap:
     def _names(self, scan: Scan) -> words.Names:
         """The defined names of this state of the files, indexed by sub-word (kept while no
         file changes what it defines)."""
-        return self._derived("names", scan.links, lambda: words.Names.of(scan.infos), words.Names.to_bytes,
-                             words.Names.from_bytes)
+        return self._derived("names", scan.links, lambda: words.Names.of(scan.infos), words.Names.to_arrays,
+                             words.Names.from_arrays, columns=True)
 
     def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
         """The reference graph of what the files define and reference (unchanged by an edit

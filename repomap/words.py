@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import marshal
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PATHISH = re.compile(r"[\w./-]*[\w-]\.[A-Za-z0-9]+|[\w.-]+/[\w./-]+")
@@ -57,46 +61,89 @@ class Mentions:
 class Names:
     """What one state of the files defines, with the sub-words of every name counted and
     indexed once, so a task's words are weighed without a pass over all the names, and
-    matched only against the names that share one of them."""
+    matched only against the names that share one of them. Sorted lists and columns of
+    numbers, stored as arrays: a kernel's million names took 6 s to load as dictionaries."""
 
     files: list[str]
-    defined: dict[str, int]  # name -> how many definitions have it
-    doc_freq: dict[str, int]  # sub-word -> how many definitions' names have it
-    with_part: dict[str, list[str]]  # sub-word -> the names that have it
+    names: list[str]  # every defined name, sorted
+    counts: np.ndarray  # per name, how many definitions have it
+    parts: list[str]  # every sub-word of a name, sorted
+    freq: np.ndarray  # per sub-word, how many definitions' names have it
+    starts: np.ndarray  # per sub-word, where its names are in `holders` (and the end, last)
+    holders: np.ndarray  # the numbers of the names that have each sub-word
 
     @classmethod
     def of(cls, infos: dict) -> Names:
         """The names of these files' definitions (infos: path -> index.FileInfo); a document's
         section titles are not identifiers a task could mention (`installation`, `usage`)."""
+        import numpy as np
+
         defined = Counter(t.name for info in infos.values() for t in info.defs if t.kind != "section")
+        names = sorted(defined)
         doc_freq: Counter[str] = Counter()
-        with_part: dict[str, list[str]] = {}
-        for name, n in defined.items():
+        with_part: dict[str, list[int]] = {}
+        for number, name in enumerate(names):
             for part in set(stemmed_subwords(name)):
-                doc_freq[part] += n
-                with_part.setdefault(part, []).append(name)
-        return cls(sorted(infos), dict(defined), dict(doc_freq), with_part)
+                doc_freq[part] += defined[name]
+                with_part.setdefault(part, []).append(number)
+        parts = sorted(doc_freq)
+        holders = np.array([number for part in parts for number in with_part[part]], dtype=np.int64)
+        starts = np.cumsum([0] + [len(with_part[part]) for part in parts], dtype=np.int64)
+        return cls(sorted(infos), names, np.array([defined[n] for n in names], dtype=np.int64), parts,
+                   np.array([doc_freq[p] for p in parts], dtype=np.int64), starts, holders)
 
     def __post_init__(self):
-        self.total = sum(self.defined.values()) or 1
+        self.total = int(self.counts.sum()) or 1
         self.by_base: dict[str, list[str]] = {}
         for path in self.files:
             self.by_base.setdefault(PurePosixPath(path).name, []).append(path)
 
-    def to_bytes(self) -> bytes:
-        return marshal.dumps((self.files, self.defined, self.doc_freq, self.with_part))
+    def defines(self, name: str) -> bool:
+        return _place(self.names, name) is not None
 
-    @classmethod
-    def from_bytes(cls, data: bytes) -> Names:
-        files, defined, doc_freq, with_part = marshal.loads(data)
-        if not (isinstance(files, list) and isinstance(defined, dict) and isinstance(doc_freq, dict)
-                and isinstance(with_part, dict)):
-            raise ValueError("not stored names")
-        return cls(files, defined, doc_freq, with_part)
+    def frequency(self, part: str) -> int:
+        """How many definitions' names have this sub-word."""
+        at = _place(self.parts, part)
+        return 0 if at is None else int(self.freq[at])
 
     def sharing(self, terms: dict[str, float]) -> set[str]:
         """The names that have at least one of these sub-words."""
-        return {name for part in terms for name in self.with_part.get(part, ())}
+        shared = set()
+        for part in terms:
+            at = _place(self.parts, part)
+            if at is not None:
+                holders = self.holders[int(self.starts[at]):int(self.starts[at + 1])]
+                shared.update(self.names[n] for n in holders.tolist())
+        return shared
+
+    def to_arrays(self) -> dict:
+        import numpy as np
+
+        def text(strings: list[str]):
+            return np.frombuffer("".join(f"{s}\0" for s in strings).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+        return {"files": text(self.files), "names": text(self.names), "counts": self.counts, "parts": text(self.parts),
+                "freq": self.freq, "starts": self.starts, "holders": self.holders}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict) -> Names:
+        """Stored names, checked as far as what they index with (ValueError if damaged)."""
+        from .graph import within
+
+        files, names, parts = (arrays[k].tobytes().decode("utf-8", "surrogatepass") for k in ("files", "names", "parts"))
+        files, names, parts = (text.split("\0")[:-1] for text in (files, names, parts))
+        counts, freq, starts, holders = (arrays[k] for k in ("counts", "freq", "starts", "holders"))
+        if not (len(counts) == len(names) and len(freq) == len(parts) == len(starts) - 1
+                and int(starts[-1]) == len(holders) and within(starts, len(holders) + 1)
+                and within(holders, len(names))):
+            raise ValueError("stored names damaged")
+        return cls(files, names, counts, parts, freq, starts, holders)
+
+
+def _place(ordered: list[str], item: str) -> int | None:
+    """Where `item` is in a sorted list, or None."""
+    at = bisect_left(ordered, item)
+    return at if at < len(ordered) and ordered[at] == item else None
 
 
 def mentions(text: str, names: Names) -> Mentions:
@@ -117,7 +164,7 @@ def mentions(text: str, names: Names) -> Mentions:
             found.files.update(p for p in names.files if p == token or p.endswith("/" + token))
         found.files.update(names.by_base.get(token, []))
     words = _WORD.findall(text)
-    found.idents = {w for w in words if w in names.defined and len(w) > 2}
-    found.terms = {part: math.log(1 + names.total / names.doc_freq[part])
-                   for word in words for part in stemmed_subwords(word) if part in names.doc_freq}
+    found.idents = {w for w in words if len(w) > 2 and names.defines(w)}
+    found.terms = {part: math.log(1 + names.total / frequency)
+                   for word in words for part in stemmed_subwords(word) if (frequency := names.frequency(part))}
     return found
