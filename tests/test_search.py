@@ -101,6 +101,21 @@ def test_search_after_an_edit_in_a_repomap_that_read_stored_postings(shop, tmp_p
     assert found == RepoMap(shop, use_cache=False).search(query, limit=10)
 
 
+def test_postings_take_each_files_terms_by_path(shop, tmp_path, monkeypatch):
+    """The index hands out files' terms in any order (those tagged in this process first, then
+    stored ones, then ones counted again): each file's postings must still be its own. Taken by
+    position, they answered with other files' definitions or failed as damaged (seen with four
+    processes sharing a cache while a file changed)."""
+    from repomap import RepoMap
+    from repomap.index import Indexer
+
+    query = "store an item in the cart"
+    expected = RepoMap(shop, use_cache=False).search(query, limit=10)
+    in_order = Indexer.terms
+    monkeypatch.setattr(Indexer, "terms", lambda self, rels: reversed(list(in_order(self, rels))))
+    assert RepoMap(shop, cache_dir=tmp_path / "cache").search(query, limit=10) == expected
+
+
 def _many_modules(root, n=50):
     """`n` small modules; two of them are copies, so answers group copies across files."""
     for i in range(n):
