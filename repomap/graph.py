@@ -23,7 +23,7 @@ import numpy as np
 
 from .index import FileInfo
 from .tags import Tag, family_for, is_document
-from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, MATCHING_FILE, MENTIONED_FILE,
+from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_LIFT, MATCHING_FILE, MENTIONED_FILE,
                       MENTIONED_NAME, METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, PROSE_FILE, SECONDARY_FILE)
 from .words import stemmed_subwords
 
@@ -294,7 +294,20 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     every = every or Definitions.of(edges, infos)
     number, score, file_rank = scores(infos, signals, edges, every)
     order = np.lexsort((number, -score))
-    return RankedList(score[order], number[order], every, edges, infos), file_rank
+    return _found_first(RankedList(score[order], number[order], every, edges, infos), signals.found), file_rank
+
+
+def _found_first(ranked: RankedList, found: list[str]) -> RankedList:
+    """The best definition of each file search finds for the task comes first, in search's
+    order, so the map holds those files whatever else outscores them (weights.FOUND_LIFT)."""
+    if not found:
+        return ranked
+    at = {path: k for k, path in enumerate(ranked.paths)}
+    lead = [np.flatnonzero(ranked.file == at[path])[:1] for path in found if path in at]
+    first = np.concatenate(lead) if lead else np.zeros(0, dtype=np.int64)
+    rest = np.ones(len(ranked), dtype=bool)
+    rest[first] = False
+    return ranked.reordered(np.concatenate([first, np.flatnonzero(rest)]))
 
 
 def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = None,
@@ -347,6 +360,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
     score = (received + own * file_rank[in_file]) * (1.0 + match)
     score *= scale[in_file]
+    score *= 1.0 + FOUND_LIFT * found[in_file]  # more of the found files' definitions
     return number, score, dict(zip(files, file_rank.tolist()))
 
 

@@ -64,3 +64,19 @@ def test_mentioned_identifier_and_focus(tmp_path):
     assert repo.build(tokens=20, mention_idents={"helper"}).text.startswith("app.py:")
     focused = repo.build(tokens=30, focus=["app.py"]).text
     assert "app.py" not in focused and focused.startswith("net.py:")
+
+
+def test_the_file_search_finds_first_leads_the_map(tmp_path):
+    """A file that matches the task by its body leads the map, ahead of a central file whose
+    names share the task's words (by the graph and the names alone, models.py came first)."""
+    files = {"models.py": "class Column:\n    pass\n\nclass Table:\n    pass\n\ndef column_type(column):\n    pass\n"}
+    for n in range(6):
+        files[f"use{n}.py"] = "from models import Column, Table, column_type\n\n" \
+                              f"def build{n}():\n    return Table(Column(), column_type(None))\n"
+    files["loader.py"] = ("def load_rows(path):\n    if path is None:\n"
+                          "        raise ValueError('informative error: unknown datatype in the mapping')\n"
+                          "    return path  # an unknown datatype failed silently\n")
+    repo = write(tmp_path, files)
+    task = "Raise an informative error for an unknown datatype in a column mapping"
+    assert repo.search(task)[0].tag.path == "loader.py"
+    assert repo.build(tokens=30, query=task).text.startswith("loader.py:")
