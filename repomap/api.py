@@ -19,7 +19,7 @@ from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .tags import Tag
 from .tokens import count_tokens
-from .weights import FOUND_FILES
+from .weights import FOUND_FILE_TOKENS, FOUND_FILES
 
 # The ranking, rendering and search stages (numpy, jinja2) are imported by the methods that
 # run them: a stored map, the warm CLI's usual answer, needs none of them.
@@ -209,7 +209,7 @@ class RepoMap:
             return saved  # only touched files: the index is read, nothing is ranked
         from . import render
 
-        ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query)
+        ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query, tokens or self.tokens)
         memo = self._token_memo()
         learned = memo.learned
         offered, held = render.breadth(ranked, tokens or self.tokens)
@@ -411,16 +411,18 @@ class RepoMap:
         return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
-              mention_idents: Iterable[str] = (), query: str = "") -> tuple[RankedList, dict[str, float]]:
+              mention_idents: Iterable[str] = (), query: str = "", budget: int | None = None
+              ) -> tuple[RankedList, dict[str, float]]:
         from . import graph
 
-        return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query))
+        return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query, budget=budget))
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
-                 mention_idents: Iterable[str] = (), query: str = "", guided: bool = True
-                 ) -> tuple[Signals, graph.Edges, graph.Definitions]:
+                 mention_idents: Iterable[str] = (), query: str = "", guided: bool = True,
+                 budget: int | None = None) -> tuple[Signals, graph.Edges, graph.Definitions]:
         """What steers the ranking for a task, the reference graph it runs on and the files'
-        definitions as columns. With a query (and `guided`), the files search finds for it too."""
+        definitions as columns. With a query (and `guided`), the files search finds for it too:
+        one per FOUND_FILE_TOKENS of the map's budget, at least FOUND_FILES."""
         from . import graph
         from .graph import Signals
 
@@ -440,10 +442,11 @@ class RepoMap:
         every = self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, scan.infos),
                               graph.Definitions.to_arrays, graph.Definitions.from_arrays, columns=True)
         if guided and query.strip():
-            hits = self._hits(scan, query, (signals, edges, every), 4 * FOUND_FILES)
+            wanted = max(FOUND_FILES, (budget or self.tokens) // FOUND_FILE_TOKENS)
+            hits = self._hits(scan, query, (signals, edges, every), 4 * wanted)
             # Files the task names lead, then what search finds.
             found = [*sorted(signals.mentioned_files), *(hit.tag.path for hit in hits)]
-            signals.found = list(dict.fromkeys(found))[:max(FOUND_FILES, len(signals.mentioned_files))]
+            signals.found = list(dict.fromkeys(found))[:max(wanted, len(signals.mentioned_files))]
         return signals, edges, every
 
     def _secondary(self, scan: Scan) -> set[str]:

@@ -22,16 +22,27 @@ MENTIONED_FILE = 100.0
 FOUND_FILE = 100.0
 # Personalization alone left search's first file out of the map for 10 of the large set's 120
 # tasks: definitions elsewhere whose names share the task's words outscored a file that matched
-# by its bodies. So the best definition of each of the first FOUND_FILES found files comes
-# first, in search's order (graph._found_first), and a found file's definitions are multiplied
-# by 1 + FOUND_LIFT/place, which brings more of them. Large dev set mapF / mapS @1,024, then
-# @4,096: before 0.519 / 0.324, 0.687 / 0.444; lift 20 alone 0.665 / 0.421, 0.796 / 0.549 (10:
-# 0.661, 0.782); best definition first alone 0.794 / 0.411, 0.831 / 0.496; both 0.782 / 0.442,
-# 0.828 / 0.566 (two definitions first 0.779 / 0.447, 0.828 / 0.567, but httpx's mapS fell
-# 0.557 -> 0.517). Small set, both: mapF 0.940 -> 0.971, mapS 0.618 -> 0.662, @4,096 0.983 ->
-# 0.986, 0.855 -> 0.882, no repository lower on any column. 10 files rather than 5: large mapF
-# @1,024 0.639 -> 0.683 (lift 10, in a run that also dropped plain words as names). Search is not guided by search, so its columns do not move.
+# by its bodies. So the best definition of each of the first found files comes first, in
+# search's order (graph._found_first), and a found file's definitions are multiplied by
+# 1 + FOUND_LIFT/place, which brings more of them. Large dev set mapF / mapS @1,024, then
+# @4,096, with 10 found files: before 0.519 / 0.324, 0.687 / 0.444; lift 20 alone 0.665 / 0.421,
+# 0.796 / 0.549 (10: 0.661, 0.782); best definition first alone 0.794 / 0.411, 0.831 / 0.496;
+# both 0.782 / 0.442, 0.828 / 0.566 (two definitions first 0.779 / 0.447, 0.828 / 0.567, but
+# httpx's mapS fell 0.557 -> 0.517). Small set, both: mapF 0.940 -> 0.971, mapS 0.618 -> 0.662,
+# @4,096 0.983 -> 0.986, 0.855 -> 0.882, no repository lower on any column. Search is not
+# guided by search, so its columns do not move.
 FOUND_LIFT = 20.0
+# One found file per this many tokens of the budget, at least FOUND_FILES (10 at 1,024, 20 at
+# 4,096): a larger map holds more of search's answer, a small one still leads with several.
+# Large set @4,096 mapF / mapS: 0.828 / 0.566 with 10 files; at 200 tokens 0.868 / 0.559, at 128
+# 0.903 / 0.560, at 100 0.907 / 0.567 (all gold files shown 0.783 -> 0.833, 0.875 at 100). 100
+# lowered the small set @4,096: zod mapF 0.987 -> 0.960 (one task's file, 51st in search's
+# answer, crowded out) and mapS 0.846 -> 0.781, mapF 0.983 -> 0.981 in all; at 200 no small
+# repository is below its figure from before the found files led (mapF 0.988, mapS 0.872, zod
+# 1.000 / 0.852), though mapS is below 10 files' 0.882 (httpx 0.803 -> 0.763). Cutting found files below a tenth of the first hit's score changed nothing.
+# @1,024 10 files rather than 5 gave 0.639 -> 0.683 (lift 10, in a run that also dropped plain
+# words as names).
+FOUND_FILE_TOKENS = 200
 FOUND_FILES = 10
 # A file whose definitions share words with the task: strong, but below a named file. By hand.
 MATCHING_FILE = 10.0
