@@ -304,7 +304,8 @@ class RepoMap:
         if base is None or len(changed) > REBUILD_SHARE * len(edges.files):
             base = Postings.build(self._documents(edges.files, secondary))
             self.indexer.store.save_arrays("postings", base.arrays)
-            place, changed = base.live(edges.files, self.indexer.digest, secondary)  # by path: terms come in any order
+            # By path, not position: the index hands out terms in any order.
+            place, changed = base.live(edges.files, self.indexer.digest, secondary)
         self._base = base
         number = {rel: f for f, rel in enumerate(edges.files)}
         parts = [(base, place)]

@@ -23,8 +23,9 @@ import numpy as np
 
 from .index import FileInfo
 from .tags import Tag, family_for, is_document
-from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_LIFT, MATCHING_FILE, MENTIONED_FILE,
-                      MENTIONED_NAME, METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, PROSE_FILE, SECONDARY_FILE)
+from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_LIFT, MATCHING_FILE,
+                      MENTIONED_FILE, MENTIONED_NAME, METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, PROSE_FILE,
+                      SECONDARY_FILE)
 from .words import stemmed_subwords
 
 

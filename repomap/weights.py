@@ -39,9 +39,9 @@ FOUND_LIFT = 20.0
 # lowered the small set @4,096: zod mapF 0.987 -> 0.960 (one task's file, 51st in search's
 # answer, crowded out) and mapS 0.846 -> 0.781, mapF 0.983 -> 0.981 in all; at 200 no small
 # repository is below its figure from before the found files led (mapF 0.988, mapS 0.872, zod
-# 1.000 / 0.852), though mapS is below 10 files' 0.882 (httpx 0.803 -> 0.763). Cutting found files below a tenth of the first hit's score changed nothing.
-# @1,024 10 files rather than 5 gave 0.639 -> 0.683 (lift 10, in a run that also dropped plain
-# words as names).
+# 1.000 / 0.852), though mapS is below 10 files' 0.882 (httpx 0.803 -> 0.763). Leaving out found
+# files below a tenth of the first hit's score changed nothing. @1,024, 10 files rather than 5
+# gave 0.639 -> 0.683 (lift 10, in a run that also dropped plain words as names).
 FOUND_FILE_TOKENS = 200
 FOUND_FILES = 10
 # A file whose definitions share words with the task: strong, but below a named file. By hand.

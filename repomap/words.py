@@ -117,27 +117,32 @@ class Names:
         return shared
 
     def to_arrays(self) -> dict:
-        import numpy as np
-
-        def text(strings: list[str]):
-            return np.frombuffer("".join(f"{s}\0" for s in strings).encode("utf-8", "surrogatepass"), dtype=np.uint8)
-
-        return {"files": text(self.files), "names": text(self.names), "counts": self.counts, "parts": text(self.parts),
-                "freq": self.freq, "starts": self.starts, "holders": self.holders}
+        return {"files": _packed(self.files), "names": _packed(self.names), "counts": self.counts,
+                "parts": _packed(self.parts), "freq": self.freq, "starts": self.starts, "holders": self.holders}
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> Names:
         """Stored names, checked as far as what they index with (ValueError if damaged)."""
         from .graph import within
 
-        files, names, parts = (arrays[k].tobytes().decode("utf-8", "surrogatepass") for k in ("files", "names", "parts"))
-        files, names, parts = (text.split("\0")[:-1] for text in (files, names, parts))
+        files, names, parts = (_unpacked(arrays[k]) for k in ("files", "names", "parts"))
         counts, freq, starts, holders = (arrays[k] for k in ("counts", "freq", "starts", "holders"))
         if not (len(counts) == len(names) and len(freq) == len(parts) == len(starts) - 1
                 and int(starts[-1]) == len(holders) and within(starts, len(holders) + 1)
                 and within(holders, len(names))):
             raise ValueError("stored names damaged")
         return cls(files, names, counts, parts, freq, starts, holders)
+
+
+def _packed(strings: list[str]) -> np.ndarray:
+    """Strings as one array of bytes, each ended by a NUL (no name or path holds one)."""
+    import numpy as np
+
+    return np.frombuffer("".join(f"{s}\0" for s in strings).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def _unpacked(packed: np.ndarray) -> list[str]:
+    return packed.tobytes().decode("utf-8", "surrogatepass").split("\0")[:-1]
 
 
 def _place(ordered: list[str], item: str) -> int | None:
