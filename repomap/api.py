@@ -441,7 +441,7 @@ class RepoMap:
         )
         edges = self._edges(scan, signals.secondary)
         every = self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, scan.infos),
-                              graph.Definitions.to_arrays, graph.Definitions.from_arrays, columns=True)
+                              graph.Definitions.to_arrays, graph.Definitions.from_arrays)
         if guided and query.strip():
             wanted = max(FOUND_FILES, (budget or self.tokens) // FOUND_FILE_TOKENS)
             hits = self._hits(scan, query, (signals, edges, every), 4 * wanted)
@@ -461,7 +461,7 @@ class RepoMap:
         """The defined names of this state of the files, indexed by sub-word (kept while no
         file changes what it defines)."""
         return self._derived("names", scan.links, lambda: words.Names.of(scan.infos), words.Names.to_arrays,
-                             words.Names.from_arrays, columns=True)
+                             words.Names.from_arrays)
 
     def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
         """The reference graph of what the files define and reference (unchanged by an edit
@@ -469,32 +469,29 @@ class RepoMap:
         from . import graph
 
         return self._derived("edges", scan.links, lambda: graph.build_edges(scan.infos, secondary),
-                             graph.Edges.to_arrays, graph.Edges.from_arrays, columns=True)
+                             graph.Edges.to_arrays, graph.Edges.from_arrays)
 
-    def _derived(self, kind: str, state: str, build, encode=None, decode=None, columns: bool = False):
+    def _derived(self, kind: str, state: str, build, encode=None, decode=None):
         """A structure made from one state of the files: kept in memory while no file changes,
         else read from the index, else built and stored (if it can be): even when it was quick
         to build here, a later process would first have to read every file's tags for it (the
-        definitions: Django 0.36 s after an edit). One of each kind is kept in memory.
-        `columns`: encoded as numpy arrays, stored in a file of their own and read memory-mapped
-        (the kernel's graph: about 2 s less than a row read, checked and loaded)."""
+        definitions: Django 0.36 s after an edit). One of each kind is kept in memory. `encode`
+        makes numpy arrays, stored in a file of their own and read memory-mapped (the kernel's
+        graph: about 2 s less than a row read, checked and loaded)."""
         key = f"{kind}:{state}"
         kept = self._kept.get(kind)
         if kept is not None and kept[0] == key:
             return kept[1]
         self._kept.pop(kind, None)  # let the old one go before the new one is made
-        store = self.indexer.store
-        stored = (store.arrays(kind, key) if columns else store.blob(key)) if decode else None
+        stored = self.indexer.store.arrays(kind, key) if decode else None
         try:
             value = decode(stored) if stored else None
         except (ValueError, KeyError, OSError, EOFError, TypeError):
             value = None
         if value is None:
             value = build()
-            if encode and columns:
-                store.save_arrays(kind, encode(value), key)
-            elif encode:
-                store.save_blob(key, encode(value))
+            if encode:
+                self.indexer.store.save_arrays(kind, encode(value), key)
         self._kept[kind] = (key, value)
         return value
 
