@@ -121,6 +121,16 @@ def within(numbers: np.ndarray, n: int) -> bool:
     return not len(numbers) or (int(numbers.min()) >= 0 and int(numbers.max()) < n)
 
 
+def packed(strings: list[str]) -> np.ndarray:
+    """Strings as one array of bytes to store, each ended by a NUL (no name or path holds one)."""
+    return np.frombuffer("".join(f"{s}\0" for s in strings).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def unpacked(stored: np.ndarray) -> list[str]:
+    """The strings `packed` stored."""
+    return stored.tobytes().decode("utf-8", "surrogatepass").split("\0")[:-1]
+
+
 class RankedList(Sequence):
     """Definitions best first, made into Ranked (and their files' Tags) only when read: a
     map reads a few hundred of a kernel's three million."""
@@ -176,14 +186,12 @@ class Edges:
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight, "external": self.external,
-                "files": np.frombuffer("\0".join(self.files).encode("utf-8", "surrogatepass"), dtype=np.uint8),
-                "names": np.frombuffer("\0".join(self.names).encode("utf-8", "surrogatepass"), dtype=np.uint8)}
+                "files": packed(self.files), "names": packed(self.names)}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Edges:
         """A stored graph, checked as far as what it indexes with (ValueError if damaged)."""
-        files, names = (arrays[k].tobytes().decode("utf-8", "surrogatepass") for k in ("files", "names"))
-        files, names = (text.split("\0") if text else [] for text in (files, names))
+        files, names = unpacked(arrays["files"]), unpacked(arrays["names"])
         src, dst, name = arrays["src"], arrays["dst"], arrays["name"]
         if not (len(src) == len(dst) == len(name) == len(arrays["weight"]) and len(arrays["external"]) == len(files)
                 and within(src, len(files)) and within(dst, len(files)) and within(name, len(names))):

@@ -28,7 +28,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .graph import within
+from .graph import packed, unpacked, within
 from .render import signatures
 from .tags import Tag
 from .weights import B, COORD, DATA, K1, LONG, NAME_WEIGHT, PRIOR, PROSE, SECONDARY_HIT, TITLE
@@ -130,8 +130,7 @@ class Postings:
 
     def __init__(self, arrays: dict[str, np.ndarray]):
         self.arrays = arrays
-        text = arrays["paths"].tobytes().decode("utf-8", "surrogatepass")
-        self.paths = text.split("\0") if text else []
+        self.paths = unpacked(arrays["paths"])
         digests = arrays["digests"].tobytes().decode()
         self.digests = [digests[i:i + 32] for i in range(0, len(digests), 32)]
         self.secondary = arrays["secondary"]
@@ -185,7 +184,7 @@ class Postings:
         by_key = np.argsort(c["copy_key"], kind="stable")
         factor = c["factor"] * np.where(np.array(secondary, dtype=bool)[doc_file], SECONDARY_HIT, 1.0)
         return cls({
-            "paths": np.frombuffer("\0".join(paths).encode("utf-8", "surrogatepass"), dtype=np.uint8),
+            "paths": packed(paths),
             "digests": np.frombuffer("".join(digests).encode(), dtype=np.uint8),
             "secondary": np.array(secondary, dtype=bool),
             "file_docs": np.concatenate([[0], np.cumsum(per_file)]).astype(np.int64),

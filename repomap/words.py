@@ -117,32 +117,23 @@ class Names:
         return shared
 
     def to_arrays(self) -> dict:
-        return {"files": _packed(self.files), "names": _packed(self.names), "counts": self.counts,
-                "parts": _packed(self.parts), "freq": self.freq, "starts": self.starts, "holders": self.holders}
+        from .graph import packed
+
+        return {"files": packed(self.files), "names": packed(self.names), "counts": self.counts,
+                "parts": packed(self.parts), "freq": self.freq, "starts": self.starts, "holders": self.holders}
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> Names:
         """Stored names, checked as far as what they index with (ValueError if damaged)."""
-        from .graph import within
+        from .graph import unpacked, within
 
-        files, names, parts = (_unpacked(arrays[k]) for k in ("files", "names", "parts"))
+        files, names, parts = (unpacked(arrays[k]) for k in ("files", "names", "parts"))
         counts, freq, starts, holders = (arrays[k] for k in ("counts", "freq", "starts", "holders"))
         if not (len(counts) == len(names) and len(freq) == len(parts) == len(starts) - 1
                 and int(starts[-1]) == len(holders) and within(starts, len(holders) + 1)
                 and within(holders, len(names))):
             raise ValueError("stored names damaged")
         return cls(files, names, counts, parts, freq, starts, holders)
-
-
-def _packed(strings: list[str]) -> np.ndarray:
-    """Strings as one array of bytes, each ended by a NUL (no name or path holds one)."""
-    import numpy as np
-
-    return np.frombuffer("".join(f"{s}\0" for s in strings).encode("utf-8", "surrogatepass"), dtype=np.uint8)
-
-
-def _unpacked(packed: np.ndarray) -> list[str]:
-    return packed.tobytes().decode("utf-8", "surrogatepass").split("\0")[:-1]
 
 
 def _place(ordered: list[str], item: str) -> int | None:
