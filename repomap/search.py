@@ -56,10 +56,11 @@ def terms(text: str) -> list[str]:
 @lru_cache(maxsize=1 << 20)
 def word_key(word: str) -> int:
     """A word as a 64-bit number, the same in every process (postings keep no strings)."""
-    return int.from_bytes(hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+    return _key(word)
 
 
 def _key(*parts: str | bytes) -> int:
+    """Parts joined by NULs, as a 64-bit hash."""
     text = b"\0".join(p if isinstance(p, bytes) else p.encode("utf-8", "surrogatepass") for p in parts)
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 
