@@ -164,7 +164,9 @@ class RepoMap:
         self._memo: tokens.Memo | None = None
         self._base: Postings | None = None  # the stored search postings, read on the first search
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
-        self._walker = discover.Walker()  # each folder's listing, checked by a stat on the next call
+        listings = f"walk-{ignore}"  # each folder's listing, checked by a stat on the next walk
+        self._walker = discover.Walker(lambda: self.indexer.store.blob(listings),
+                                       lambda data: self.indexer.store.save_blob(listings, data))
         self._states: tuple[dict | None, str, str] = (None, "", "")  # the last scan's infos and their digests
         self._lock = threading.RLock()
 

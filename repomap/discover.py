@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 import re
 import stat
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -144,12 +146,18 @@ class Ignore:
         return "" if negated else f"{self.base}.gitignore: {written}"
 
 
+# A folder (or .gitignore) changed less than this long ago may change again without its
+# modification time moving (file systems keep it to a clock tick, FAT to 2 s), so its listing
+# is not trusted on the next walk, as git treats its "racily clean" entries.
+RACY_NS = 2_000_000_000
+
+
 @dataclass
 class _Listed:
     """What one folder gave a walk: good while the folder's entries (its modification time),
     its .gitignore and the rules from above are the same."""
 
-    stamp: int  # the folder's modification time (ns): adding, removing or renaming an entry moves it
+    stamp: int  # the folder's modification time (ns): adding, removing or renaming an entry moves it; -1: never good
     ignore_stamp: tuple[int, int] | None  # its .gitignore's (modification time, size)
     ignore: Ignore | None
     above: tuple[Ignore, ...]  # the rules that applied from above
@@ -168,12 +176,19 @@ class _Listed:
 class Walker:
     """A walk that honours .gitignore files and remembers each folder's listing, so the next
     walk of the same tree (a chat loop's next turn) stats each folder instead of listing it
-    and matching its entries again: Django's 3,247 folders take 10 ms instead of 50."""
+    and matching its entries again: Django's 3,247 folders take 10 ms instead of 50. With
+    `load` and `save` (the cache's), the next process does too: a warm CLI map of Django's
+    sdist walked for 0.11 s of its 0.30 s."""
 
-    def __init__(self):
+    def __init__(self, load: Callable[[], bytes | None] | None = None, save: Callable[[bytes], None] | None = None):
         self._listed: dict[str, _Listed] = {}
+        self._load, self._save = load, save
 
     def walk(self, root: Path, tally: Tally, ignore: bool) -> list[str]:
+        if self._load is not None:
+            self._listed = _restored(self._load(), str(root))
+            self._load = None
+        listed_before = self._listed
         found: list[str] = []
         rules: list[Ignore] = []  # the .gitignore files above the folder being visited, deepest last
         seen: dict[str, _Listed] = {}
@@ -193,6 +208,9 @@ class Walker:
 
         visit(str(root), "")
         self._listed = seen  # folders gone are forgotten
+        if self._save is not None and (len(seen) != len(listed_before)
+                                       or any(listed_before.get(k) is not v for k, v in seen.items())):
+            self._save(_stored(seen))
         return found
 
     def _listing(self, folder: str, rel: str, rules: list[Ignore], ignore: bool) -> _Listed:
@@ -211,7 +229,10 @@ class Walker:
         gitignore = next((e for e in entries if ignore and e.name == ".gitignore"
                           and e.is_file(follow_symlinks=False)), None)
         own = _parse_gitignore(Path(gitignore.path), rel) if gitignore is not None else None
-        listed = _Listed(stamp, _stamp(gitignore.path) if gitignore else None, own, above, [], [], [])
+        ignore_stamp = _stamp(gitignore.path) if gitignore else None
+        if time.time_ns() - max(stamp, ignore_stamp[0] if ignore_stamp else 0) < RACY_NS:
+            stamp = -1
+        listed = _Listed(stamp, ignore_stamp, own, above, [], [], [])
         active = rules + [own] if own else rules
         for entry in entries:
             child = f"{rel}{entry.name}"
@@ -226,6 +247,35 @@ class Walker:
             elif entry.is_file(follow_symlinks=False):
                 listed.files.append(child)
         return listed
+
+
+def _stored(listed: dict[str, _Listed]) -> bytes:
+    """Listings as the next process restores them: their rules as written, not compiled."""
+    return marshal.dumps({folder: (entry.stamp, entry.ignore_stamp,
+                                   [written for _, written in entry.ignore.lines] if entry.ignore else None,
+                                   entry.files, entry.hidden, entry.folders)
+                          for folder, entry in listed.items() if entry.stamp != -1})
+
+
+def _restored(data: bytes | None, root: str) -> dict[str, _Listed]:
+    """The listings `_stored` gave, with each folder's rules from above rebuilt from its
+    parents (the same objects, as `_Listed.holds` wants); none if the data is not such."""
+    try:
+        stored = marshal.loads(data) if data else {}
+        restored: dict[str, _Listed] = {}
+        pending = [(root, "", ())]
+        while pending:
+            folder, rel, above = pending.pop()
+            if folder not in stored:
+                continue
+            stamp, ignore_stamp, lines, files, hidden, folders = stored[folder]
+            own = _ignore_rules(lines, rel) if lines is not None else None
+            restored[folder] = _Listed(stamp, tuple(ignore_stamp) if ignore_stamp else None, own, above,
+                                       files, hidden, [tuple(pair) for pair in folders])
+            pending.extend((path, child, above + (own,) if own else above) for path, child in folders)
+        return restored
+    except (ValueError, TypeError, EOFError):
+        return {}
 
 
 def _stamp(path: str | None) -> tuple[int, int] | None:
@@ -243,6 +293,11 @@ def _parse_gitignore(path: Path, base: str) -> Ignore:
         text = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         text = []
+    return _ignore_rules(text, base)
+
+
+def _ignore_rules(text: list[str], base: str) -> Ignore:
+    """The rules of a .gitignore's lines, in folder `base`."""
     lines: list[tuple[bool, str]] = []
     groups: dict[tuple[bool, bool], list[tuple[str, int]]] = {}
     for line in text:

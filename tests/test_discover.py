@@ -96,9 +96,27 @@ def test_walk_agrees_with_git_where_name_and_path_lines_mix(tmp_path):
     assert not {"keep.gen", "src/a.gen", "docs/x.gen", "lib/z.txt", "out/o.txt", "t/cache/c.py"} & set(walked)
 
 
+def age(root, seconds=3600):
+    """Every folder and file of the tree as if last changed `seconds` ago: a listing is only
+    trusted once its folder is older than a clock tick (discover.RACY_NS)."""
+    for folder, names, files in os.walk(root):
+        for path in [folder, *(os.path.join(folder, name) for name in files)]:
+            then = os.stat(path).st_mtime_ns - seconds * 10**9
+            os.utime(path, ns=(then, then))
+
+
+def listing(monkeypatch):
+    """The folders a walk lists (as opposed to those whose listing it keeps)."""
+    listed = []
+    scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(path) or scandir(path))
+    return listed
+
+
 def test_a_kept_walker_sees_every_change_a_fresh_walk_sees(tmp_path):
     """A walker remembers each folder's listing; whatever changed since must show."""
     make_tree(tmp_path)
+    age(tmp_path)
     walker, tally = Walker(), Tally()
 
     def same_as_fresh():
@@ -120,3 +138,49 @@ def test_a_kept_walker_sees_every_change_a_fresh_walk_sees(tmp_path):
     assert "sub/deeper/more/m.py" in same_as_fresh()
     (tmp_path / "sub" / ".gitignore").unlink()
     assert "sub/local.tmp" in same_as_fresh()
+
+
+def test_a_walk_is_kept_for_the_next_process_and_lists_only_what_changed(tmp_path, monkeypatch):
+    """With load and save (the cache's), a new Walker starts from the last one's listings:
+    a folder whose stamp holds is not listed again, and every change still shows."""
+    make_tree(tmp_path)
+    age(tmp_path)
+    stored = {}
+    first = Walker(lambda: stored.get("walk"), lambda data: stored.update(walk=data))
+    assert sorted(first.walk(tmp_path, Tally(), True)) == EXPECTED
+    listed = listing(monkeypatch)
+    restored = Walker(lambda: stored.get("walk"), lambda data: stored.update(walk=data))
+    assert sorted(restored.walk(tmp_path, Tally(), True)) == EXPECTED
+    assert listed == []  # nothing changed: every listing came from the store
+    (tmp_path / "sub" / "new.py").write_text("x = 1\n")
+    (tmp_path / ".gitignore").write_text(IGNORE.replace("build/\n", ""))  # rules from above change
+    again = Walker(lambda: stored.get("walk"), lambda data: stored.update(walk=data))
+    kept, fresh = Tally(), Tally()
+    walked = sorted(again.walk(tmp_path, kept, True))
+    assert walked == sorted(Walker().walk(tmp_path, fresh, True)) and kept.ignored == fresh.ignored
+    assert {"sub/new.py", "build/out.py", "sub/build/x.py"} <= set(walked)
+    assert sorted(Walker(lambda: b"not marshal", None).walk(tmp_path, Tally(), True)) == walked  # unusable: walked anew
+
+
+def test_a_folder_changed_within_a_clock_tick_is_listed_again(tmp_path):
+    """A file added in the same tick as the listing leaves the folder's time as it was; a
+    listing made while the folder was that fresh is not trusted."""
+    make_tree(tmp_path)
+    walker = Walker()
+    assert sorted(walker.walk(tmp_path, Tally(), True)) == EXPECTED
+    before = os.stat(tmp_path / "sub").st_mtime_ns
+    (tmp_path / "sub" / "new.py").write_text("x = 1\n")
+    os.utime(tmp_path / "sub", ns=(before, before))  # as a coarse clock would leave it
+    assert "sub/new.py" in walker.walk(tmp_path, Tally(), True)
+
+
+def test_the_next_map_of_a_walked_tree_shows_a_file_added_since(shop, tmp_path):
+    """The CLI keeps the walk in its cache; a folder that changed since is listed again."""
+    age(shop)
+    cache = tmp_path / "cache"
+    first = run("map", shop, "--cache-dir", cache)
+    assert first.returncode == 0 and "brand_new_helper" not in first.stdout
+    (shop / "brand_new.py").write_text("def brand_new_helper():\n    return 1\n")
+    (shop / "caller.py").write_text("from brand_new import brand_new_helper\n\nbrand_new_helper()\n")
+    second = run("map", shop, "--cache-dir", cache, "--tokens", "4096")
+    assert second.returncode == 0 and "def brand_new_helper():" in second.stdout
