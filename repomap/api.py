@@ -197,10 +197,11 @@ class RepoMap:
         reading the index (then `ranked` is empty).
         """
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
+        budget = tokens or self.tokens
         previous_order = list(previous_order)
         tally = discover.Tally()
         stamps = self._stamps(other_files, focus, tally)
-        request = [focus, mention_files, mention_idents, query, tokens or self.tokens, self.fmt,
+        request = [focus, mention_files, mention_idents, query, budget, self.fmt,
                    self.template.read_text(encoding="utf-8") if self.template else None,
                    self.indexer.max_file_size, self.indexer.parse_timeout,  # the limits decide what is skipped
                    self.ignore, previous_order]
@@ -211,15 +212,16 @@ class RepoMap:
             return saved  # only touched files: the index is read, nothing is ranked
         from . import render
 
-        ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query, tokens or self.tokens)
+        ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query, budget)
         memo = self._token_memo()
         learned = memo.learned
-        offered, held = render.breadth(ranked, tokens or self.tokens)
+        offered, held = render.breadth(ranked, budget)
         renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo, held)
-        text, used, shown = render.fit(offered, tokens or self.tokens, renderer.render, renderer.estimate, memo)
+        text, used, shown = render.fit(offered, budget, renderer.render, renderer.estimate, memo)
+        shown = renderer.once(shown)  # in rank order: the copy kept is the best-ranked
         if previous_order and (steady := render.steady(shown, previous_order)) != shown:
             steady_text = renderer.render(steady)
-            if (steady_used := memo(steady_text)) <= (tokens or self.tokens):  # file boundaries may merge tokens
+            if (steady_used := memo(steady_text)) <= budget:  # file boundaries may merge tokens
                 text, used, shown = steady_text, steady_used, steady
         if memo.learned > learned:
             counts = list(memo.known.items())[-MEMO_COUNTS:]

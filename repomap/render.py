@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -59,7 +60,7 @@ class Renderer:
 
     def render(self, selection: list[Ranked]) -> str:
         chosen: dict[str, list[Tag]] = {}
-        for item in selection:
+        for item in self.once(selection):
             chosen.setdefault(item.tag.path, []).append(item.tag)
         files = [self._file_view(path, tags) for path, tags in chosen.items()]
         import jinja2
@@ -68,6 +69,24 @@ class Renderer:
             return self.template.render(files=files)
         except jinja2.TemplateError as exc:  # a user's template: unsafe, or asks for what is not there
             raise RepoMapError(f"the template failed: {exc}") from None
+
+    def once(self, selection: list[Ranked]) -> list[Ranked]:
+        """The selection with each definition repeated byte for byte (a shim in several
+        build-tagged files, a generated or vendored copy: the same qualified name, kind and
+        text, as search's copies) kept once, where it ranks best; the others would repeat its
+        lines. Only the sources of names the selection repeats are read."""
+        named = Counter((item.tag.kind, item.tag.qualname) for item in selection)
+        seen: set[tuple[str, str, bytes]] = set()
+        kept = []
+        for item in selection:
+            tag = item.tag
+            if named[tag.kind, tag.qualname] > 1:
+                copy = (tag.kind, tag.qualname, self.sources[tag.path][tag.start_byte:tag.end_byte])
+                if copy in seen:
+                    continue
+                seen.add(copy)
+            kept.append(item)
+        return kept
 
     def estimate(self, item: Ranked, selection: list[Ranked]) -> int:
         """About what a definition adds to a map of `selection`: what it adds to its own file's

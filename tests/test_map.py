@@ -183,3 +183,23 @@ def test_the_map_shows_the_files_search_finds_for_the_task(shop):
     assert first_files == ["shop/item.py", "shop/cart.py"]
     shown = _shown_files(run("map", shop, "--query", "parse an item line", "--tokens", "100").stdout)
     assert set(first_files) <= set(shown)
+
+
+def test_a_definition_repeated_byte_for_byte_is_shown_once(tmp_path):
+    """gin's layout: one `type any = interface{}` shim per package, each used by its package;
+    the map shows the shim once, under the file that ranks best (with most users), and
+    gives the room to other definitions."""
+    uses = {"binding": 3, "render": 2, "internal/json": 1}
+    for package, users in uses.items():
+        folder = tmp_path / package
+        folder.mkdir(parents=True)
+        name = package.rsplit("/", 1)[-1]
+        (folder / "any.go").write_text(f"package {name}\n\ntype any = interface{{}}\n")
+        for k in range(users):
+            (folder / f"use{k}.go").write_text(
+                f"package {name}\n\nfunc Use{k}(value any) any {{\n\treturn value\n}}\n")
+    text = run("map", tmp_path, "--tokens", "2000").stdout
+    assert text.count("type any = interface{}") == 1
+    assert "binding/any.go:\n  type any = interface{}\n" in text
+    assert "render/any.go" not in text and "internal/json/any.go" not in text
+    assert all(f"func Use{k}(value any) any {{" in text for k in range(3))
