@@ -266,6 +266,7 @@ class RepoMap:
     @_one_at_a_time
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
+        query = words.task_text(query)
         scan = self.scan()
         keep = None if kind is None and path is None else \
             (lambda t: kind in (None, t.kind) and (path is None or discover.glob_match(t.path, path)))
@@ -431,7 +432,7 @@ class RepoMap:
         from . import graph
         from .graph import Signals
 
-        mention_files = list(mention_files)
+        mention_files, query = list(mention_files), words.task_text(query)
         names = self._names(scan) if query.strip() or mention_files else words.Names.of({})
         named = words.mentions(" ".join(mention_files), names)
         asked = words.mentions(query, names)

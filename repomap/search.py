@@ -31,7 +31,8 @@ import numpy as np
 from .graph import packed, unpacked, within
 from .render import signatures
 from .tags import Tag
-from .weights import B, COORD, DATA, K1, LONG, NAME_WEIGHT, PRIOR, PROSE, SECONDARY_HIT, TITLE
+from .weights import (B, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
+                      SECONDARY_HIT, TITLE)
 from .words import stemmed_subwords
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -112,6 +113,12 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
         word.extend((key >> 16) & 0xFFFFFFFF for key in keys)
         count.extend(words.values())
     return marshal.dumps(tuple(bytes(c) for c in columns))
+
+
+def _path_parts(path: str) -> list[str]:
+    """A path's folders and its file name without the extension."""
+    *folders, name = path.split("/")
+    return [*folders, name.rsplit(".", 1)[0] if "." in name[1:] else name]
 
 
 def _kind_factor(kind: str) -> float:
@@ -300,6 +307,7 @@ class Overlay:
         prior = scores[matched] if len(scores) else np.zeros(len(matched))
         prior = np.sqrt(prior / (scores.max(initial=0.0) or 1.0))
         value = score * (covered / total_idf + 0.1) ** COORD * (1 - PRIOR + PRIOR * prior) * factor
+        value *= self._named_files(matched, value, {t: w for t, w in zip(wanted, idf) if t in title})
         value = -np.round(value, 4)
         order = np.lexsort((matched, value))
         # Copies and overloads: one hit per group with the best score, showing the copy least deep
@@ -324,6 +332,30 @@ class Overlay:
             hits.append(Hit(float(-value[best[0]]), self.tag(int(matched[shown])),
                             self._signature(int(part[shown]), int(doc[shown]))))
         return hits
+
+    def _named_files(self, matched: np.ndarray, value: np.ndarray, title: dict[str, float]) -> np.ndarray:
+        """Per matched definition, its lift when the task's title names its file: the best
+        definition of a file (of the NAMED_FILE_CANDIDATES best) gains NAMED_FILE times the
+        share of the title's weight (`title`: word -> idf) carried by the folders and file name
+        of its path whose every sub-word the title has (`median` names math/median.rs and
+        `EffectScope` effectScope.ts; `format` alone does not name url_format.go)."""
+        lift = np.ones(len(matched))
+        total = sum(title.values())
+        if not total:
+            return lift
+        best = np.argsort(-value, kind="stable")[:NAMED_FILE_CANDIDATES]
+        seen: set[int] = set()
+        for at, file in zip(best.tolist(), self._file(matched[best]).tolist()):
+            if file in seen:
+                continue
+            seen.add(file)
+            named = set()
+            for part in _path_parts(self.files[file]):
+                words = set(terms(part))
+                if words and words <= title.keys():
+                    named |= words
+            lift[at] += NAMED_FILE * sum(title[word] for word in named) / total
+        return lift
 
     def _rows(self, key: int) -> tuple[np.ndarray, ...]:
         """A word's rows in every part that are not left out: (definition number, count,

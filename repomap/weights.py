@@ -98,6 +98,20 @@ PROSE = 0.1  # Markdown sections: prose matched prose commit messages before cod
 # The words of a query's first line (a task's title) weigh this much more: dev set R@1
 # 0.529 -> 0.552 (01171e0); S@5 0.602 at 0.5.
 TITLE = 1.0
+# A file whose folders or name the task's title spells out (every sub-word of one of them in
+# the title: "fix: median should use sorted len" names math/median.rs) is likelier the one to
+# change: its best definition gains this many times the share of the title's weight those
+# words carry. Large dev set, with HTML comments left out of the task (words.task_text, alone:
+# R@1 0.335 -> 0.343): R@1 0.343 -> 0.392, S@5 0.358 -> 0.427, MRR 0.540 -> 0.612; every
+# repository higher on R@1 and MRR. Measured while the comments were still in the map's
+# signals: R@1 0.387 at 3, 0.400 at 4, 0.408 at 5, 0.404 at 8. Small set R@1 0.557 -> 0.570,
+# S@5 0.608 -> 0.610, no repository lower. Lifting every definition of the file pushed other
+# files' symbols out (small S@5 0.594, httpx 0.625 -> 0.585); any shared sub-word instead of
+# a whole folder or name lifted url_format.go for "GMT format" (chi R@1 0.653 -> 0.613).
+NAMED_FILE = 4
+# Only the best hits' files are looked at (their paths' words are made per query): the
+# figures above are the same for 100 and 1,000.
+NAMED_FILE_CANDIDATES = 300
 # Lines after which a definition ranks lower, one step per doubling, since retrieving it
 # costs more: dev set S@5 0.612 at 90, 0.608 at 100, 0.602 at 110; bench/token_efficiency.py
 # fastapi 0.115.12 856 tokens a query at 100, 1,046 at 120 (bf32911).

@@ -142,6 +142,15 @@ def _place(ordered: list[str], item: str) -> int | None:
     return at if at < len(ordered) and ordered[at] == item else None
 
 
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+def task_text(text: str) -> str:
+    """A task as its author wrote it: HTML comments (a pull request template's instructions,
+    hidden wherever the text is shown) left out, so their words match nothing."""
+    return _COMMENT.sub(" ", text)
+
+
 def mentions(text: str, names: Names) -> Mentions:
     """Files, identifiers and weighted sub-word terms that `text` mentions.
 

@@ -175,3 +175,35 @@ def test_damaged_stored_postings_are_built_again(tmp_path):
             damage_column(stored, "doc")  # rows of no definition
         result = run("search", QUERIES[0], root, "--limit", "12", "--cache-dir", cache)
         assert (result.returncode, result.stdout, result.stderr) == (0, fresh[0], "")
+
+
+def test_a_file_the_title_names_leads(tmp_path):
+    """"median: sorted len" names stats/median.py, though summary.py's docstring
+    shares more of the title's words; "GMT format" names no file: url_format.py's name is only
+    half in it."""
+    (tmp_path / "stats").mkdir()
+    (tmp_path / "stats" / "summary.py").write_text(
+        'def describe(values):\n    """Sorted values with their len, mean and median."""\n'
+        "    ordered = sorted(values)\n    return len(ordered), ordered\n")
+    (tmp_path / "stats" / "median.py").write_text(
+        "def middle(values):\n    ordered = sorted(values)\n    return ordered[len(ordered) // 2]\n")
+    assert ids(run("search", "median: sorted len", "--root", tmp_path))[:2] == [
+        "stats/median.py::middle#function", "stats/summary.py::describe#function"]
+    (tmp_path / "nocache.py").write_text(
+        "def no_cache_headers():\n    # expiry timestamps in GMT, as RFC 2616 wants them\n    return EPOCH\n")
+    (tmp_path / "url_format.py").write_text("def url_format(url):\n    return url.format\n")
+    assert ids(run("search", "use timestamps in GMT format", "--root", tmp_path))[0] == \
+        "nocache.py::no_cache_headers#function"
+
+
+def test_html_comments_in_a_task_are_not_its_words(tmp_path):
+    """A pull request template's instructions sit in HTML comments; their words would find
+    whatever documents the contributing process."""
+    (tmp_path / "parse.py").write_text(
+        "def parse_range(text):\n    # a range end past the last item would overflow\n    return text\n")
+    (tmp_path / "docs.py").write_text(
+        'def contributing_guide():\n    """Read the contributing guide and describe your changes in the pull'
+        ' request; link the issues it closes."""\n    return GUIDE\n')
+    task = ("avoid an overflow\n\n<!--\nPlease read the contributing guide, describe your changes and link"
+            " the issues this pull request closes.\n-->\nThe range end overflowed.")
+    assert ids(run("search", task, "--root", tmp_path)) == ["parse.py::parse_range#function"]
