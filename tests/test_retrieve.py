@@ -38,7 +38,7 @@ def body(result):
 
 def test_retrieve_by_id_is_byte_exact_with_decorators_and_comments(repo):
     header, text = body(run("retrieve", "svc.py::retry_connection#function", "--root", repo))
-    assert header == "==> svc.py::retry_connection#function  svc.py:14-17 <=="
+    assert header == "==> svc.py::retry_connection#function  lines 14-17 <=="
     assert text == SERVICE[SERVICE.index("# Retries"):]
     header, text = body(run("retrieve", "svc.py::Client.name#method", "--root", repo))
     assert text == "    @property\n    def name(self):\n        return 'c'\n"
@@ -47,7 +47,7 @@ def test_retrieve_by_id_is_byte_exact_with_decorators_and_comments(repo):
 def test_ids_survive_edits_above_and_answers_are_fresh(repo):
     (repo / "svc.py").write_text("# a new header comment\n\nX = 1\n\n" + SERVICE.replace("attempts=3", "attempts=5"))
     header, text = body(run("retrieve", "svc.py::retry_connection#function", "--root", repo))
-    assert header == "==> svc.py::retry_connection#function  svc.py:18-21 <=="
+    assert header == "==> svc.py::retry_connection#function  lines 18-21 <=="
     assert "attempts=5" in text
 
 

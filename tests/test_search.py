@@ -14,7 +14,8 @@ def test_natural_language_question(repo):  # noqa: F811
     result = run("search", "where do we retry the failed connection", "--root", repo)
     assert ids(result)[0] == "svc.py::retry_connection#function"
     first = result.stdout.splitlines()[0]
-    assert "svc.py:15-17" in first and "def retry_connection(host, attempts=3):" in first
+    assert first.startswith("svc.py::retry_connection#function  lines 15-17  ") and \
+        first.endswith("  def retry_connection(host, attempts=3):")
 
 
 def test_filters_and_limit(repo):  # noqa: F811
