@@ -32,8 +32,8 @@ from .graph import packed, unpacked, within
 from .render import signatures
 from .tags import Tag
 from .weights import (B, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
-                      SECONDARY_HIT, TITLE)
-from .words import stemmed_subwords
+                      SCOPE, SECONDARY_HIT, TITLE)
+from .words import scope, stemmed_subwords
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
@@ -282,7 +282,8 @@ class Overlay:
         """The best definitions for `query` that `keep` accepts; `scores` are the map's, from
         graph.scores. Ties go in the definitions' order (by path, then place in the file)."""
         wanted = sorted(set(terms(query)))
-        title = set(terms(query.strip().split("\n", 1)[0]))
+        first_line = query.strip().split("\n", 1)[0]
+        title = set(terms(first_line))
         found = [self._rows(word_key(t)) for t in wanted]
         n = self.n_docs
         idf = [math.log(1 + (n - len(rows[0]) + 0.5) / (len(rows[0]) + 0.5)) * (1 + TITLE * (t in title))
@@ -307,7 +308,8 @@ class Overlay:
         prior = scores[matched] if len(scores) else np.zeros(len(matched))
         prior = np.sqrt(prior / (scores.max(initial=0.0) or 1.0))
         value = score * (covered / total_idf + 0.1) ** COORD * (1 - PRIOR + PRIOR * prior) * factor
-        value *= self._named_files(matched, value, {t: w for t, w in zip(wanted, idf) if t in title})
+        value *= self._named_files(matched, value, {t: w for t, w in zip(wanted, idf) if t in title},
+                                   set(terms(scope(first_line))))
         value = -np.round(value, 4)
         order = np.lexsort((matched, value))
         # Copies and overloads: one hit per group with the best score, showing the copy least deep
@@ -333,12 +335,14 @@ class Overlay:
                             self._signature(int(part[shown]), int(doc[shown]))))
         return hits
 
-    def _named_files(self, matched: np.ndarray, value: np.ndarray, title: dict[str, float]) -> np.ndarray:
+    def _named_files(self, matched: np.ndarray, value: np.ndarray, title: dict[str, float], scoped: set[str]
+                     ) -> np.ndarray:
         """Per matched definition, its lift when the task's title names its file: the best
         definition of a file (of the NAMED_FILE_CANDIDATES best) gains NAMED_FILE times the
         share of the title's weight (`title`: word -> idf) carried by the folders and file name
         of its path whose every sub-word the title has (`median` names math/median.rs and
-        `EffectScope` effectScope.ts; `format` alone does not name url_format.go)."""
+        `EffectScope` effectScope.ts; `format` alone does not name url_format.go); the words of
+        the title's scope (`scoped`) count 1 + SCOPE times."""
         lift = np.ones(len(matched))
         total = sum(title.values())
         if not total:
@@ -354,7 +358,7 @@ class Overlay:
                 words = set(terms(part))
                 if words and words <= title.keys():
                     named |= words
-            lift[at] += NAMED_FILE * sum(title[word] for word in named) / total
+            lift[at] += NAMED_FILE * sum(title[word] * (1 + SCOPE * (word in scoped)) for word in named) / total
         return lift
 
     def _rows(self, key: int) -> tuple[np.ndarray, ...]:

@@ -112,6 +112,14 @@ NAMED_FILE = 4
 # Only the best hits' files are looked at (their paths' words are made per query): the
 # figures above are the same for 100 and 1,000.
 NAMED_FILE_CANDIDATES = 300
+# A title's scope ("fix(compiler-ssr): ...", "promql: ...", words.scope) says where the change
+# is, so its words count this many times more toward NAMED_FILE: large dev set R@1 0.392 ->
+# 0.433, MRR 0.612 -> 0.637, mapF @1,024 0.818 -> 0.831 (vue 0.783 -> 0.833), @4,096 0.874 the
+# same; S@5 0.427 -> 0.424 (prometheus 0.394 -> 0.382: "storage/remote:" lifts every file
+# there, and their best definitions push the named method out). At 2: R@1 the same, S@5 0.421
+# (prometheus 0.370); at 3 and 5, S@5 0.418. Small set R@1 0.570 -> 0.577 (chi 0.653 -> 0.693;
+# 0.580 at 2), no column of any repository lower.
+SCOPE = 1
 # Lines after which a definition ranks lower, one step per doubling, since retrieving it
 # costs more: dev set S@5 0.612 at 90, 0.608 at 100, 0.602 at 110; bench/token_efficiency.py
 # fastapi 0.115.12 856 tokens a query at 100, 1,046 at 120 (bf32911).

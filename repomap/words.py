@@ -151,6 +151,17 @@ def task_text(text: str) -> str:
     return _COMMENT.sub(" ", text)
 
 
+# A title's scope, as commit conventions write it: "fix(compiler-ssr): ...", "net/http: ...",
+# "TSDB: ..." (a leading "fixup! " or "squash! " is git's, not the author's).
+_SCOPE = re.compile(r"(?:fixup! |squash! )*(?:[A-Za-z]+\(([^()\n]{1,40})\)|([\w./,-]+(?: [\w./,-]+){0,2}))!?:\s")
+
+
+def scope(title: str) -> str:
+    """The part of a task's title that says where the change is, "" if it has none."""
+    found = _SCOPE.match(title.strip())
+    return (found.group(1) or found.group(2)) if found else ""
+
+
 def mentions(text: str, names: Names) -> Mentions:
     """Files, identifiers and weighted sub-word terms that `text` mentions.
 

@@ -197,6 +197,31 @@ def test_a_file_the_title_names_leads(tmp_path):
         "nocache.py::no_cache_headers#function"
 
 
+def test_the_title_scope_names_where_the_change_is(tmp_path):
+    """"fix(compiler-ssr): ..." says the change is in compiler-ssr: its files lead, where the
+    same words elsewhere in the title ("fix: ... in compiler-ssr") leave memo.py first, as it
+    shares more of the title's words and is named by one of them."""
+    for path, text in {
+        "compiler-core/transforms/memo.py":
+            'def transform(node):\n    """Handle a memo directive: cache the node\'s output."""\n    return node.cached\n',
+        "compiler-core/parse/template.py":
+            'def parse(text):\n    """Handle a template: its text as nodes."""\n    return text.split()\n',
+        "compiler-ssr/codegen.py":
+            "def generate(node):\n    # write the output; a memo directive writes its cached output\n"
+            "    return node.output\n",
+        "compiler-ssr/stream.py": 'def pipe(chunks):\n    return b"".join(chunks)\n',
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    memo, codegen = "compiler-core/transforms/memo.py::transform#function", "compiler-ssr/codegen.py::generate#function"
+    for task, first in [("fix(compiler-ssr): handle the memo directive", codegen),
+                        ("compiler-ssr: handle the memo directive", codegen),
+                        ("fixup! compiler-ssr: handle the memo directive", codegen),
+                        ("fix: handle the memo directive in compiler-ssr", memo),
+                        ("handle the memo directive, as compiler-ssr: does", memo)]:
+        assert ids(run("search", task, "--root", tmp_path))[:2] == [first, ({memo, codegen} - {first}).pop()], task
+
+
 def test_html_comments_in_a_task_are_not_its_words(tmp_path):
     """A pull request template's instructions sit in HTML comments; their words would find
     whatever documents the contributing process."""
