@@ -97,6 +97,8 @@ def list_files(root: Path, tally: Tally | None = None, ignore: bool = True, walk
 
 
 def _git_files(root: Path) -> list[str] | None:
+    if not _in_work_tree(root):
+        return None
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -105,6 +107,15 @@ def _git_files(root: Path) -> list[str] | None:
         return None
     files = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
     return [f for f in files if _regular(os.path.join(root, f))]
+
+
+def _in_work_tree(root: Path) -> bool:
+    """Whether git could see a work tree here: a .git in the folder or above it, or git's
+    own variables set. Starting git to be told no costs a warm map of a source archive
+    more than its lookup in the cache."""
+    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
+        return True
+    return any(os.path.lexists(os.path.join(folder, ".git")) for folder in (root, *root.parents))
 
 
 def _regular(path: str) -> bool:

@@ -8,7 +8,6 @@ refused.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -74,6 +73,7 @@ def in_file(target: str, symbol: str, defs: list[Tag]) -> Tag:
         return found[0]
     if found:
         raise NotFound(f"{target} names {len(found)} definitions", [t.id for t in found])
+    import difflib  # only for a miss: a map never needs it
     close = difflib.get_close_matches(target, [t.id for t in defs], n=5, cutoff=0.5)
     raise NotFound(f"no definition {target} (the file may have changed)", close)
 
@@ -93,5 +93,6 @@ def by_name(name: str, defs: list[Tag]) -> Tag:
         return found[0]
     if found:
         raise NotFound(f"{name} names {len(found)} definitions; retrieve one by ID", [t.id for t in found])
+    import difflib  # only for a miss: a map never needs it
     close = difflib.get_close_matches(name, sorted({t.name for t in defs}), n=5, cutoff=0.6)
     raise NotFound(f"no definition named {name}", [t.id for t in defs if t.name in close][:10])
