@@ -49,6 +49,19 @@ def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     assert not imported & {"numpy", "jinja2", "tree_sitter", "tiktoken", "multiprocessing", "repomap.graph"}
 
 
+def test_a_touched_file_is_hashed_not_parsed(tree, tmp_path):
+    """A file with a new stamp and the same bytes (touched, or edited and changed back) is
+    hashed again, and the map is the stored one: no parser, worker or ranking is loaded."""
+    cache_dir = tmp_path / "cache"
+    first = run("map", tree, "--cache-dir", cache_dir)
+    (tree / "m2.py").write_text((tree / "m2.py").read_text())
+    again = run("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert again.returncode == 0 and again.stdout == first.stdout
+    imported = {line.split("|")[-1].strip() for line in again.stderr.splitlines() if line.startswith("import time:")}
+    assert "repomap.api" in imported
+    assert not imported & {"numpy", "tree_sitter", "multiprocessing", "repomap.graph", "repomap.search"}
+
+
 def test_touch_without_change_is_not_parsed_again(tree, tmp_path):
     cache_dir = tmp_path / "cache"
     index(tree, cache_dir)
