@@ -37,6 +37,11 @@ def test_warm_runs_read_nothing_again_and_edits_are_seen(tree, tmp_path):
     assert "def renamed(x):" in text and "def f1" not in text
 
 
+def modules_imported(result: subprocess.CompletedProcess) -> set[str]:
+    """The modules a run with PYTHONPROFILEIMPORTTIME=1 imported."""
+    return {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+
+
 def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     """The warm CLI's usual answer is read from the index: its budget has no room for
     importing numpy, jinja2, tree-sitter, tiktoken or multiprocessing."""
@@ -44,7 +49,7 @@ def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     first = run("map", tree, "--cache-dir", cache_dir)
     again = run("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert again.returncode == 0 and again.stdout == first.stdout
-    imported = {line.split("|")[-1].strip() for line in again.stderr.splitlines() if line.startswith("import time:")}
+    imported = modules_imported(again)
     assert "repomap.api" in imported
     assert not imported & {"numpy", "jinja2", "tree_sitter", "tiktoken", "multiprocessing", "repomap.graph"}
 
@@ -57,7 +62,7 @@ def test_a_touched_file_is_hashed_not_parsed(tree, tmp_path):
     (tree / "m2.py").write_text((tree / "m2.py").read_text())
     again = run("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert again.returncode == 0 and again.stdout == first.stdout
-    imported = {line.split("|")[-1].strip() for line in again.stderr.splitlines() if line.startswith("import time:")}
+    imported = modules_imported(again)
     assert "repomap.api" in imported
     assert not imported & {"numpy", "tree_sitter", "multiprocessing", "repomap.graph", "repomap.search"}
 
