@@ -408,7 +408,7 @@ def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, exter
     moved = np.empty(len(rows))  # one buffer for every iteration: the graph may be large
     for _ in range(max_iter):
         previous = x
-        np.take(previous, rows, out=moved)
+        np.take(previous, rows, out=moved, mode="clip")  # in range; "raise" would copy through a buffer
         moved *= share
         spread = np.bincount(cols, weights=moved, minlength=n + 1)
         x = alpha * (spread + previous[dangling].sum() * p) + (1 - alpha) * p
