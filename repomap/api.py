@@ -532,7 +532,7 @@ class RepoMap:
     def _wanted(self, rel: str) -> bool:
         if self.include and not any(discover.glob_match(rel, g) for g in self.include):
             return False
-        if any(discover.glob_match(rel, g) for g in self.exclude):
+        if self.exclude and any(discover.glob_match(rel, g) for g in self.exclude):
             return False
         return not (self.hide_secondary and discover.is_secondary(rel))
 
