@@ -11,7 +11,6 @@ once per pattern, not per match.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -104,8 +103,8 @@ class FileTags:
 
 @lru_cache(maxsize=1 << 18)  # asked for every file on every call: a kernel has 80,000
 def language_for(path: str) -> str | None:
-    """The tree-sitter language of a file, by its extension (read without os.path.splitext,
-    which took a third of a warm map's listing of Django)."""
+    """The tree-sitter language of a file, by its extension (not by os.path.splitext, which
+    is slower: a fresh process asks once for every listed file)."""
     name = path[path.rfind("/") + 1:].lstrip(".")  # ".py" is a name, not a suffix
     dot = name.rfind(".")
     return EXTENSIONS.get(name[dot:].lower()) if dot >= 0 else None
