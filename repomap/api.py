@@ -19,7 +19,7 @@ from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .tags import Tag
 from .tokens import count_tokens
-from .weights import FOUND_FILE_TOKENS, FOUND_FILES
+from .weights import FOUND_FILE_TOKENS, FOUND_FILES, FOUND_HIT_TOKENS, FOUND_HITS
 
 # The ranking, rendering and search stages (numpy, jinja2) are imported by the methods that
 # run them: a stored map, the warm CLI's usual answer, needs none of them.
@@ -427,8 +427,9 @@ class RepoMap:
                  mention_idents: Iterable[str] = (), query: str = "", guided: bool = True,
                  budget: int | None = None) -> tuple[Signals, graph.Edges, graph.Definitions]:
         """What steers the ranking for a task, the reference graph it runs on and the files'
-        definitions as columns. With a query (and `guided`), the files search finds for it too:
-        one per FOUND_FILE_TOKENS of the map's budget, at least FOUND_FILES."""
+        definitions as columns. With a query (and `guided`), the files search finds for it too
+        (one per FOUND_FILE_TOKENS of the map's budget, at least FOUND_FILES), and its best
+        definitions (one per FOUND_HIT_TOKENS, at least FOUND_HITS)."""
         from . import graph
         from .graph import Signals
 
@@ -453,6 +454,8 @@ class RepoMap:
             # Files the task names lead, then what search finds.
             found = [*sorted(signals.mentioned_files), *(hit.tag.path for hit in hits)]
             signals.found = list(dict.fromkeys(found))[:max(wanted, len(signals.mentioned_files))]
+            answers = max(FOUND_HITS, (budget or self.tokens) // FOUND_HIT_TOKENS)
+            signals.found_ids = [hit.tag.id for hit in hits[:answers]]
         return signals, edges, every
 
     def _secondary(self, scan: Scan) -> set[str]:

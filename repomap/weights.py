@@ -43,6 +43,16 @@ FOUND_LIFT = 20.0
 # changed nothing. @1,024, 10 files rather than 5 gave 0.639 -> 0.683.
 FOUND_FILE_TOKENS = 150
 FOUND_FILES = 10
+# After each found file's best definition, the definitions search finds lead the map, one per
+# this many tokens of the budget, at least FOUND_HITS (20 at 1,024, 40 at 4,096): the lines a
+# task changes are likelier among them than among the graph's best of the same files. mapS
+# (and mapF) @1,024 / @4,096: small set 0.663 -> 0.849 (0.971 -> 0.973) / 0.889 -> 0.955
+# (0.988); large set 0.475 -> 0.597 (0.831 -> 0.824: prometheus 0.878 -> 0.867, vue 0.833 ->
+# 0.817) / 0.583 -> 0.759 (0.887). A fixed 20 gave large @4,096 mapS 0.715; one per 50 tokens
+# (81 at 4,096) 0.785 and mapF 0.903, but crowded a zod task's file out (small mapF 0.988 ->
+# 0.981, zod 1.000 -> 0.960); 5 and 10 hits at 1,024 gave small mapS 0.773 and 0.797.
+FOUND_HIT_TOKENS = 100
+FOUND_HITS = 20
 # A file whose definitions share words with the task: strong, but below a named file. By hand.
 MATCHING_FILE = 10.0
 # A call of `get` may mean any type's `get` method, and `x.lower()` rarely means a module's

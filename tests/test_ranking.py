@@ -80,3 +80,19 @@ def test_the_file_search_finds_first_leads_the_map(tmp_path):
     task = "Raise an informative error for an unknown datatype in a column mapping"
     assert repo.search(task)[0].tag.path == "loader.py"
     assert repo.build(tokens=30, query=task).text.startswith("loader.py:")
+
+
+def test_the_definitions_search_finds_follow_their_files_lead(tmp_path):
+    """After a found file's best definition (by the graph: a class every file uses), the
+    definition search found in it comes next, ahead of the graph's other central names (the
+    map showed Column and Table, and at 40 tokens column_type, but not validate)."""
+    files = {"models.py": "class Column:\n    pass\n\nclass Table:\n    pass\n\ndef column_type(column):\n    pass\n\n"
+                          "def validate(rows):\n"
+                          "    raise ValueError('informative error: unknown datatype in the mapping')\n"}
+    for n in range(6):
+        files[f"use{n}.py"] = "from models import Column, Table, column_type\n\n" \
+                              f"def build{n}():\n    return Table(Column(), column_type(None))\n"
+    repo = write(tmp_path, files)
+    task = "Raise an informative error for an unknown datatype in a mapping"
+    assert repo.search(task)[0].tag.id == "models.py::validate#function"
+    assert repo.build(tokens=30, query=task).text == "models.py:\n  class Column:\n  ⋮\n  def validate(rows):\n  ⋮\n"
