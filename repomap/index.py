@@ -323,17 +323,15 @@ def _digest(parts) -> str:
 
 
 def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
-    """Read, hash and tag one file: (hash, payload, search terms), payload and terms None when
-    the hash is the stored one."""
+    """Read, hash and tag one file: (hash, payload, search terms). A file whose hash is the
+    stored one never gets here (Indexer._tagged answers it)."""
     from .search import file_terms
 
-    path, rel, language, max_file_size, stored_hash = job
+    path, rel, language, max_file_size, _ = job
     data, reason = discover.read_source(Path(path), max_file_size)
     if data is None:
         return "", _encode(None, (reason,)), NO_TERMS
     digest = cache.content_hash(data)
-    if digest == stored_hash:
-        return digest, None, None
     result = tags.extract(rel, data, language)
     if result is None:
         return digest, _encode(None, (f"no working {language} query",)), NO_TERMS
