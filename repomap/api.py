@@ -317,7 +317,7 @@ class RepoMap:
         if changed:
             delta = Postings.build(self._documents(changed, secondary), linked=base)
             parts.append((delta, np.array([number[rel] for rel in delta.paths], dtype=np.int64)))
-        overlay = Overlay(parts, edges.files, every.first, lambda k: every.tag(k, edges, scan.infos))
+        overlay = Overlay(parts, edges.files, every, lambda k: every.tag(k, edges, scan.infos))
         self._kept["postings"] = (scan.state, overlay)
         return overlay
 

@@ -28,12 +28,12 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .graph import packed, unpacked, within
+from .graph import Definitions, packed, unpacked, within
 from .render import signatures
 from .tags import Tag
-from .weights import (B, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
-                      SCOPE, SECONDARY_HIT, TITLE)
-from .words import scope, stemmed_subwords
+from .weights import (B, CODE_NAME, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
+                      QUALIFIED_NAME, SCOPE, SECONDARY_HIT, TITLE)
+from .words import code_names, scope, stemmed_subwords
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
@@ -264,11 +264,11 @@ class Overlay:
     in the other. Definitions are known by their number in graph.Definitions (`first[file] +
     index`), which is also the order of ties."""
 
-    def __init__(self, parts: list[tuple[Postings, np.ndarray]], files: list[str], first: np.ndarray,
+    def __init__(self, parts: list[tuple[Postings, np.ndarray]], files: list[str], every: Definitions,
                  tag: Callable[[int], Tag]):
         """`parts`: postings with, per their file, its number in `files` (or -1: left out)."""
         self.parts = parts
-        self.files, self.first, self.tag = files, first, tag
+        self.files, self.every, self.first, self.tag = files, every, every.first, tag
         self.n_docs = sum(int(np.diff(p.file_docs)[place >= 0].sum()) for p, place in parts)
         total = 0.0
         for postings, place in parts:  # lengths are whole numbers: these sums are exact
@@ -310,6 +310,7 @@ class Overlay:
         value = score * (covered / total_idf + 0.1) ** COORD * (1 - PRIOR + PRIOR * prior) * factor
         value *= self._named_files(matched, value, {t: w for t, w in zip(wanted, idf) if t in title},
                                    set(terms(scope(first_line))))
+        value *= self._written(matched, code_names(query))
         value = -np.round(value, 4)
         order = np.lexsort((matched, value))
         # Copies and overloads: one hit per group with the best score, showing the copy least deep
@@ -359,6 +360,25 @@ class Overlay:
                 if words and words <= title.keys():
                     named |= words
             lift[at] += NAMED_FILE * sum(title[word] * (1 + SCOPE * (word in scoped)) for word in named) / total
+        return lift
+
+    def _written(self, matched: np.ndarray, written: dict[str, set[str]]) -> np.ndarray:
+        """Per matched definition, its lift when the task writes its name as code
+        (words.code_names): CODE_NAME shared among the definitions of that name, and
+        QUALIFIED_NAME more when the task qualifies it by its class or type's name."""
+        lift = np.ones(len(matched))
+        names = {self.every.names[name]: owners for name, owners in written.items() if name in self.every.names}
+        if not names:
+            return lift
+        sharing = {number: int(np.count_nonzero(self.every.name == number)) for number in names}
+        name = self.every.name[matched]
+        for at in np.flatnonzero(np.isin(name, list(names))).tolist():
+            owners = names[int(name[at])]
+            lift[at] += CODE_NAME / sharing[int(name[at])]
+            if owners != {""}:
+                qualname = self.tag(int(matched[at])).qualname.split(".")
+                if len(qualname) > 1 and qualname[-2] in owners:
+                    lift[at] += QUALIFIED_NAME
         return lift
 
     def _rows(self, key: int) -> tuple[np.ndarray, ...]:

@@ -129,6 +129,22 @@ NAMED_FILE_CANDIDATES = 300
 # (prometheus 0.370); at 3 and 5, S@5 0.418. Small set R@1 0.570 -> 0.577 (chi 0.653 -> 0.693;
 # 0.580 at 2), no column of any repository lower.
 SCOPE = 1
+# A name the task writes as code (`DropSchema`, execution_options, EffectScope: words.code_names)
+# is likelier the definition to change than one its words merely match: that definition's
+# score is multiplied by 1 + CODE_NAME / the number of definitions of that name (`execute` in
+# every dialect says less than `DropSchema`), and QUALIFIED_NAME more when the task qualifies
+# it by its class or type (`AsyncSession.execute`, ByteStream::into_bytes). Large dev set S@5
+# 0.424 -> 0.453 (nushell 0.490 -> 0.528, sqlalchemy 0.376 -> 0.411, vue 0.452 -> 0.500), R@1
+# 0.433 -> 0.443, MRR 0.637 -> 0.653; its map @1,024 mapF 0.824 -> 0.832, mapS 0.597 -> 0.619,
+# @4,096 0.887 -> 0.896, 0.759 -> 0.768. Small set R@1 0.577 -> 0.587, S@5 0.610 -> 0.611, mapF
+# @1,024 0.973 -> 0.971 (httpx 0.980 -> 0.967); jinja R@1 0.653 -> 0.633 ("make
+# compile_templates deterministic" changes the compiler, not that method), zod R@5 0.947 ->
+# 0.907 (v3's ZodLazy, which the task names, pushes v4's schemas.ts from 5th to 6th). Not
+# shared among the name's definitions (1 and 2): large R@1 0.428 (vue 0.383 -> 0.333: the
+# task names `shallowRef`, which the change uses). Shared, 4 and 2: large S@5 0.457, R@1 0.451,
+# but httpx S@5 0.625 -> 0.603; 2 and 4: large R@1 0.443 (sqlalchemy 0.467 -> 0.433).
+CODE_NAME = 2.0
+QUALIFIED_NAME = 2.0
 # Lines after which a definition ranks lower, one step per doubling, since retrieving it
 # costs more: dev set S@5 0.612 at 90, 0.608 at 100, 0.602 at 110; bench/token_efficiency.py
 # fastapi 0.115.12 856 tokens a query at 100, 1,046 at 120 (bf32911).

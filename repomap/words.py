@@ -162,6 +162,27 @@ def scope(title: str) -> str:
     return (found.group(1) or found.group(2)) if found else ""
 
 
+_TICKED = re.compile(r"`+(?!-)([^`\n]+)`+")  # not `--min-depth`: a flag is no identifier
+_QUALIFIED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)(?=(?:\.|::|#)([A-Za-z_][A-Za-z0-9_]*))")
+_CODE_WORD = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
+
+
+def code_names(text: str) -> dict[str, set[str]]:
+    """The identifiers `text` writes as code, each with the names it qualifies them by
+    ("" if none): `AsyncSession.execute` and ByteStream::into_bytes give execute by
+    AsyncSession and into_bytes by ByteStream; `stream`, execution_options and EffectScope
+    are code by their backticks, underscore or inner capital. A plain word is prose."""
+    found: dict[str, set[str]] = {}
+    for owner, name in _QUALIFIED.findall(text):
+        if len(name) > 2 and (_CODE_WORD.search(owner) or _CODE_WORD.search(name) or owner[:1].isupper()):
+            found.setdefault(name, set()).add(owner)
+    for word in [*(w for w in _WORD.findall(text) if _CODE_WORD.search(w)),
+                 *_WORD.findall(" ".join(_TICKED.findall(text)))]:
+        if len(word) > 2:
+            found.setdefault(word, set()).add("")
+    return found
+
+
 def mentions(text: str, names: Names) -> Mentions:
     """Files, identifiers and weighted sub-word terms that `text` mentions.
 

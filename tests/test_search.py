@@ -233,3 +233,24 @@ def test_html_comments_in_a_task_are_not_its_words(tmp_path):
     task = ("avoid an overflow\n\n<!--\nPlease read the contributing guide, describe your changes and link"
             " the issues this pull request closes.\n-->\nThe range end overflowed.")
     assert ids(run("search", task, "--root", tmp_path)) == ["parse.py::parse_range#function"]
+
+
+def test_a_name_the_task_writes_as_code_leads(tmp_path):
+    """`DropSchema` and `Async.execute` name the definitions to change; the same words as
+    prose leave first the definitions that share more of them."""
+    (tmp_path / "events.py").write_text(
+        'def drop_schema_hooks(schema):\n    """Include the hooks that run before and after a drop of a schema."""\n'
+        "    return schema.hooks\n")
+    (tmp_path / "ddl.py").write_text('class DropSchema:\n    """A statement."""\n')
+    (tmp_path / "session.py").write_text(
+        "class Sync:\n    def execute(self, statement, options):\n"
+        '        """Execute a statement with its options, as Async does."""\n        return statement\n\n\n'
+        "class Async:\n    def execute(self, statement, options):\n        return self.sync.execute(statement)\n")
+    hooks, drop = "events.py::drop_schema_hooks#function", "ddl.py::DropSchema#class"
+    assert ids(run("search", "include drop schema", "--root", tmp_path))[:2] == [hooks, drop]
+    assert ids(run("search", "include `DropSchema`", "--root", tmp_path))[:2] == [drop, hooks]
+    assert ids(run("search", "include DropSchema", "--root", tmp_path))[:2] == [drop, hooks]
+    sync, async_ = "session.py::Sync.execute#method", "session.py::Async.execute#method"
+    assert ids(run("search", "execute ignores its options", "--root", tmp_path))[:2] == [sync, async_]
+    assert ids(run("search", "`Async.execute` ignores its options", "--root", tmp_path))[:2] == [async_, sync]
+    assert ids(run("search", "Async::execute ignores its options", "--root", tmp_path))[:2] == [async_, sync]
