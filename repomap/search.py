@@ -84,17 +84,17 @@ def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
 
 
 def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
-    """What search needs of a file, computed when it is tagged: for each definition outside
-    function bodies, its signature, its place among the file's definitions, its weight (kind
-    and length), the keys its copies and overloads share, and its words with their counts."""
+    """What search needs of a file, computed when it is tagged: for each definition, its
+    signature, its place among the file's definitions, its weight (kind and length), the keys
+    its copies and overloads share, and its words with their counts. Definitions inside
+    function bodies count too: a fix is often to a closure (vue's `onLeave` inside
+    resolveTransitionProps), whose words are not its enclosing function's (own_texts)."""
     texts = own_texts(defs, source)
     shown = signatures(defs, source)
     place = rel.replace("/", " ")
     columns = [array(code) for code in _CODES]
     sig, sig_length, index, factor, copy_key, own_key, length, n_words, bucket, word, count = columns
     for i, tag in enumerate(defs):
-        if tag.local:
-            continue
         words = Counter(terms(tag.name) * NAME_WEIGHT)
         words.update(terms(" ".join([tag.qualname, place, shown[tag.id], tag.doc, texts[tag.id]])))
         text = shown[tag.id].encode("utf-8", "surrogatepass")

@@ -254,3 +254,18 @@ def test_a_name_the_task_writes_as_code_leads(tmp_path):
     assert ids(run("search", "execute ignores its options", "--root", tmp_path))[:2] == [sync, async_]
     assert ids(run("search", "`Async.execute` ignores its options", "--root", tmp_path))[:2] == [async_, sync]
     assert ids(run("search", "Async::execute ignores its options", "--root", tmp_path))[:2] == [async_, sync]
+
+
+def test_a_closure_is_found_by_its_own_words(tmp_path):
+    """A fix is often to a function defined inside another (vue's `onLeave` inside
+    resolveTransitionProps); the enclosing function's words leave the closure's out."""
+    (tmp_path / "transition.js").write_text(
+        "export function resolveTransitionProps(raw) {\n"
+        "  const finishLeave = (el, done) => {\n    removeTransitionClass(el, raw.leaveFromClass)\n  }\n"
+        "  return {\n    onLeave(el, done) {\n      // reflow before the leave-active class is added\n"
+        "      forceReflow(el)\n      finishLeave(el, done)\n    },\n  }\n}\n")
+    found = run("search", "reflow before the leave-active class", "--root", tmp_path)
+    assert ids(found)[0] == "transition.js::resolveTransitionProps.onLeave#method"
+    body = run("retrieve", ids(found)[0], "--root", tmp_path).stdout
+    assert body.splitlines()[1:] == ["    onLeave(el, done) {", "      // reflow before the leave-active class is added",
+                                     "      forceReflow(el)", "      finishLeave(el, done)", "    }"]
