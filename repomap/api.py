@@ -455,7 +455,7 @@ class RepoMap:
             found = [*sorted(signals.mentioned_files), *(hit.tag.path for hit in hits)]
             signals.found = list(dict.fromkeys(found))[:max(wanted, len(signals.mentioned_files))]
             answers = max(FOUND_HITS, (budget or self.tokens) // FOUND_HIT_TOKENS)
-            signals.found_ids = [hit.tag.id for hit in hits[:answers]]
+            signals.found_defs = [(hit.tag.path, hit.tag.id) for hit in hits[:answers]]
         return signals, edges, every
 
     def _secondary(self, scan: Scan) -> set[str]:

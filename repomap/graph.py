@@ -40,7 +40,7 @@ class Signals:
     sharing: set[str] = field(default_factory=set)  # defined names with a sub-word in terms
     secondary: set[str] = field(default_factory=set)  # tests, vendored, generated
     found: list[str] = field(default_factory=list)  # named files, then what search finds for the task
-    found_ids: list[str] = field(default_factory=list)  # the definitions search finds, best first
+    found_defs: list[tuple[str, str]] = field(default_factory=list)  # (path, ID) of what search finds, best first
 
 
 @dataclass(slots=True)
@@ -305,23 +305,23 @@ def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = Non
     number, score, file_rank = scores(infos, signals, edges, every)
     order = np.lexsort((number, -score))
     ranked = RankedList(score[order], number[order], every, edges, infos)
-    return _found_first(ranked, signals.found, signals.found_ids), file_rank
+    return _found_first(ranked, signals.found, signals.found_defs), file_rank
 
 
-def _found_first(ranked: RankedList, found: list[str], found_ids: list[str]) -> RankedList:
+def _found_first(ranked: RankedList, found: list[str], found_defs: list[tuple[str, str]]) -> RankedList:
     """The best definition of each file search finds for the task comes first, in search's
     order, so the map holds those files whatever else outscores them (weights.FOUND_LIFT);
-    then the definitions search finds (`found_ids`), in its order, as the answer is likelier
+    then the definitions search finds (`found_defs`), in its order, as the answer is likelier
     among them than among the graph's best of the same files (weights.FOUND_HITS)."""
     if not found:
         return ranked
     at = {path: k for k, path in enumerate(ranked.paths)}
     lead = [np.flatnonzero(ranked.file == at[path])[:1] for path in found if path in at]
     place: dict[str, int] = {}  # ID -> place, of the files that hold a found definition
-    for path in dict.fromkeys(identity.split("::", 1)[0] for identity in found_ids):
+    for path in dict.fromkeys(path for path, _ in found_defs):
         if path in at:
             place.update((ranked[p].tag.id, p) for p in np.flatnonzero(ranked.file == at[path]).tolist())
-    lead += [np.array([place[identity]]) for identity in found_ids if identity in place]
+    lead += [np.array([place[identity]]) for _, identity in found_defs if identity in place]
     first = np.concatenate(lead) if lead else np.zeros(0, dtype=np.int64)
     first = first[np.sort(np.unique(first, return_index=True)[1])]  # each once, where it first leads
     rest = np.ones(len(ranked), dtype=bool)
