@@ -31,11 +31,12 @@ import numpy as np
 from .graph import Definitions, packed, unpacked, within
 from .render import signatures
 from .tags import Tag
-from .weights import (B, CODE_NAME, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
+from .weights import (B, CODE_NAME, CODE_USE, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
                       QUALIFIED_NAME, SCOPE, SECONDARY_HIT, TITLE)
-from .words import code_names, scope, stemmed_subwords
+from .words import code_names, compound_names, scope, stemmed_subwords
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+USED = "\1"  # before a name of several words a definition uses, as its search term (no word holds it)
 _COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
             "word", "count")
 _CODES = ("B", "I", "I", "d", "Q", "Q", "I", "I", "H", "I", "I")  # their types, as array and numpy spell them
@@ -86,7 +87,8 @@ def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
 def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     """What search needs of a file, computed when it is tagged: for each definition, its
     signature, its place among the file's definitions, its weight (kind and length), the keys
-    its copies and overloads share, and its words with their counts. Definitions inside
+    its copies and overloads share, its words with their counts, and the names of several
+    words it uses, whole (as `USED` + name: Overlay._used). Definitions inside
     function bodies count too: a fix is often to a closure (vue's `onLeave` inside
     resolveTransitionProps), whose words are not its enclosing function's (own_texts)."""
     texts = own_texts(defs, source)
@@ -107,6 +109,8 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
         copy_key.append(_key(tag.qualname, tag.kind, texts[tag.id]))
         own_key.append(_key(rel, tag.qualname, tag.kind))
         length.append(sum(words.values()))
+        # The names of several words it uses, whole: not words of its text (length), but rows.
+        words.update({USED + name: n for name, n in compound_names(texts[tag.id]).items()})
         n_words.append(len(words))
         keys = [word_key(w) for w in words]
         bucket.extend(key & (BUCKETS - 1) for key in keys)
@@ -310,7 +314,9 @@ class Overlay:
         value = score * (covered / total_idf + 0.1) ** COORD * (1 - PRIOR + PRIOR * prior) * factor
         value *= self._named_files(matched, value, {t: w for t, w in zip(wanted, idf) if t in title},
                                    set(terms(scope(first_line))))
-        value *= self._written(matched, code_names(query))
+        written = code_names(query)
+        value *= self._written(matched, written)
+        value *= self._used(matched, written)
         value = -np.round(value, 4)
         order = np.lexsort((matched, value))
         # Copies and overloads: one hit per group with the best score, showing the copy least deep
@@ -379,6 +385,23 @@ class Overlay:
                 qualname = self.tag(int(matched[at])).qualname.split(".")
                 if len(qualname) > 1 and qualname[-2] in owners:
                     lift[at] += QUALIFIED_NAME
+        return lift
+
+    def _used(self, matched: np.ndarray, written: dict[str, set[str]]) -> np.ndarray:
+        """Per matched definition, its lift when its body uses a name of several words that the
+        task writes as code (`adapt_on_names`, `USE_CLIENT_DEFAULT`: what passes a parameter on
+        or uses a constant changes with it): CODE_USE times the name's rarity among the
+        definitions (1 when one definition uses it, falling as BM25's idf does)."""
+        lift = np.ones(len(matched))
+        n = max(self.n_docs, 2)
+        for name in written:
+            number = self._rows(word_key(USED + name))[0]
+            if not len(number):
+                continue
+            at = np.minimum(np.searchsorted(matched, number), len(matched) - 1)
+            at = at[matched[at] == number]
+            rarity = math.log(1 + (n - len(number) + 0.5) / (len(number) + 0.5)) / math.log(1 + (n - 0.5) / 1.5)
+            lift[at] += CODE_USE * rarity
         return lift
 
     def _rows(self, key: int) -> tuple[np.ndarray, ...]:

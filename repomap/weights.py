@@ -145,6 +145,18 @@ SCOPE = 1
 # but httpx S@5 0.625 -> 0.603; 2 and 4: large R@1 0.443 (sqlalchemy 0.467 -> 0.433).
 CODE_NAME = 2.0
 QUALIFIED_NAME = 2.0
+# A definition whose body uses a name of several words that the task writes as code (a
+# parameter it passes on, `adapt_on_names`; a constant it reads, `USE_CLIENT_DEFAULT`) changes
+# with it more often than the task's words alone say: its score is multiplied by 1 + CODE_USE
+# times the name's rarity (1 for a name one definition uses). Large dev set R@1 0.443 -> 0.460,
+# R@5 0.756 -> 0.776, MRR 0.657 -> 0.670, S@5 0.464 -> 0.471 (vue 0.583 -> 0.536), S@10 0.516
+# -> 0.545, map @1,024 mapF/mapS 0.849/0.650 -> 0.853/0.675. Small set S@5 0.622 -> 0.626, R@5
+# 0.896 -> 0.906; httpx S@5 0.669 -> 0.642 and mapS @1,024 0.878 -> 0.825 (the task that writes
+# `WSGITransport` lifts _init_transport, which uses it, over the __init__ it changes), zod mapS
+# 0.727 -> 0.791. At 2: large S@5 0.489, but httpx S@5 0.602; 1.5: 0.474; 0.5: 0.479 with small
+# S@5 0.616. Shared among the users (4 / their number): large S@5 0.485, R@1 0.435. Only names
+# no definition has: large S@5 0.463. Postings grow by a seventh (Django 5.2: 16.6 -> 19.0 MB).
+CODE_USE = 1.0
 # Lines after which a definition ranks lower, one step per doubling, since retrieving it
 # costs more: dev set S@5 0.612 at 90, 0.608 at 100, 0.602 at 110; bench/token_efficiency.py
 # fastapi 0.115.12 856 tokens a query at 100, 1,046 at 120 (bf32911).

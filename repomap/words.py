@@ -183,6 +183,12 @@ def code_names(text: str) -> dict[str, set[str]]:
     return found
 
 
+def compound_names(text: str) -> Counter:
+    """The identifiers of several words in `text` (an underscore or an inner capital), counted:
+    what a task writes as code is one of them, and the code that uses it names it whole."""
+    return Counter(word for word in _WORD.findall(text) if _CODE_WORD.search(word))
+
+
 def mentions(text: str, names: Names) -> Mentions:
     """Files, identifiers and weighted sub-word terms that `text` mentions.
 

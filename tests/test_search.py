@@ -256,6 +256,20 @@ def test_a_name_the_task_writes_as_code_leads(tmp_path):
     assert ids(run("search", "Async::execute ignores its options", "--root", tmp_path))[:2] == [async_, sync]
 
 
+def test_a_definition_that_uses_a_name_the_task_writes_as_code_leads(tmp_path):
+    """A task that writes `adapt_on_names` changes the code that passes that parameter on;
+    the same words as prose leave first the definition that shares more of them."""
+    (tmp_path / "loading.py").write_text('def fetch(entity):\n    """Polymorphic loads of an entity."""\n    return entity\n')
+    (tmp_path / "util.py").write_text(
+        "def aliased(entity, adapt_on_names=False):\n    return Alias(entity, adapt_on_names=adapt_on_names)\n")
+    for name in "abcd":  # so that the words above are rare
+        (tmp_path / f"{name}.py").write_text(f"def helper_{name}(value):\n    return value + 1\n")
+    fetch, alias = "loading.py::fetch#function", "util.py::aliased#function"
+    assert ids(run("search", "support adapt on names for polymorphic loads", "--root", tmp_path))[:2] == [fetch, alias]
+    assert ids(run("search", "support `adapt_on_names` for polymorphic loads", "--root", tmp_path))[:2] == [alias, fetch]
+    assert ids(run("search", "support adapt_on_names for polymorphic loads", "--root", tmp_path))[:2] == [alias, fetch]
+
+
 def test_a_closure_is_found_by_its_own_words(tmp_path):
     """A fix is often to a function defined inside another (vue's `onLeave` inside
     resolveTransitionProps); the enclosing function's words leave the closure's out."""
