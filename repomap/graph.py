@@ -93,6 +93,12 @@ class Definitions:
         and a kernel's million names take 1.5 s."""
         return {n: i for i, n in enumerate(self.names_text.split("\0"))} if self.names_text else {}
 
+    @cached_property
+    def name_counts(self) -> np.ndarray:
+        """How many definitions have each name (by its number), counted once: a task that
+        writes a name as code asks for it on every query."""
+        return np.bincount(self.name)
+
     def tag(self, k: int, edges: Edges, infos: dict[str, FileInfo]) -> Tag:
         """Definition number `k` as a Tag (its file's Tags are made on the first such call)."""
         f = int(self.file[k])

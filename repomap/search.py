@@ -376,11 +376,10 @@ class Overlay:
         names = {self.every.names[name]: owners for name, owners in written.items() if name in self.every.names}
         if not names:
             return lift
-        sharing = {number: int(np.count_nonzero(self.every.name == number)) for number in names}
         name = self.every.name[matched]
         for at in np.flatnonzero(np.isin(name, list(names))).tolist():
             owners = names[int(name[at])]
-            lift[at] += CODE_NAME / sharing[int(name[at])]
+            lift[at] += CODE_NAME / int(self.every.name_counts[name[at]])
             if owners != {""}:
                 qualname = self.tag(int(matched[at])).qualname.split(".")
                 if len(qualname) > 1 and qualname[-2] in owners:

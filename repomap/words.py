@@ -176,8 +176,7 @@ def code_names(text: str) -> dict[str, set[str]]:
     for owner, name in _QUALIFIED.findall(text):
         if len(name) > 2 and (_CODE_WORD.search(owner) or _CODE_WORD.search(name) or owner[:1].isupper()):
             found.setdefault(name, set()).add(owner)
-    for word in [*(w for w in _WORD.findall(text) if _CODE_WORD.search(w)),
-                 *_WORD.findall(" ".join(_TICKED.findall(text)))]:
+    for word in [*compound_names(text), *_WORD.findall(" ".join(_TICKED.findall(text)))]:
         if len(word) > 2:
             found.setdefault(word, set()).add("")
     return found
