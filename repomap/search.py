@@ -24,6 +24,7 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import Callable, Iterable
 
 import numpy as np
@@ -33,9 +34,8 @@ from .render import signatures
 from .tags import Tag
 from .weights import (B, CODE_NAME, CODE_USE, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
                       QUALIFIED_NAME, SCOPE, SECONDARY_HIT, TITLE)
-from .words import code_names, compound_names, scope, stemmed_subwords
+from .words import code_names, compound_names, scope, terms, token_terms, tokens
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 USED = "\1"  # before a name of several words a definition uses, as its search term (no word holds it)
 _COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
             "word", "count")
@@ -48,11 +48,6 @@ class Hit:
     score: float
     tag: Tag
     signature: str
-
-
-def terms(text: str) -> list[str]:
-    """Stemmed sub-words of the identifiers and words in `text`, stopwords left out."""
-    return [part for word in _WORD.findall(text) for part in stemmed_subwords(word)]
 
 
 @lru_cache(maxsize=1 << 20)
@@ -95,10 +90,13 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     shown = signatures(defs, source)
     place = rel.replace("/", " ")
     columns = [array(code) for code in _CODES]
-    sig, sig_length, index, factor, copy_key, own_key, length, n_words, bucket, word, count = columns
+    sig, sig_length, index, factor, copy_key, own_key, length, n_words, _, _, count = columns
+    keys: list[int] = []
     for i, tag in enumerate(defs):
+        body = tokens(texts[tag.id])
         words = Counter(terms(tag.name) * NAME_WEIGHT)
-        words.update(terms(" ".join([tag.qualname, place, shown[tag.id], tag.doc, texts[tag.id]])))
+        words.update(chain.from_iterable(map(token_terms, tokens(" ".join([tag.qualname, place, shown[tag.id], tag.doc])))))
+        words.update(chain.from_iterable(map(token_terms, body)))
         text = shown[tag.id].encode("utf-8", "surrogatepass")
         sig.frombytes(text)
         sig_length.append(len(text))
@@ -110,12 +108,13 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
         own_key.append(_key(rel, tag.qualname, tag.kind))
         length.append(sum(words.values()))
         # The names of several words it uses, whole: not words of its text (length), but rows.
-        words.update({USED + name: n for name, n in compound_names(texts[tag.id]).items()})
+        words.update({USED + name: n for name, n in compound_names(body).items()})
         n_words.append(len(words))
-        keys = [word_key(w) for w in words]
-        bucket.extend(key & (BUCKETS - 1) for key in keys)
-        word.extend((key >> 16) & 0xFFFFFFFF for key in keys)
+        keys += map(word_key, words)
         count.extend(words.values())
+    every = np.array(keys, dtype=np.uint64)
+    columns[_COLUMNS.index("bucket")] = (every & np.uint64(BUCKETS - 1)).astype(np.uint16)
+    columns[_COLUMNS.index("word")] = (every >> np.uint64(16)).astype(np.uint32)
     return marshal.dumps(tuple(bytes(c) for c in columns))
 
 

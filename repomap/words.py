@@ -8,6 +8,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,25 @@ def stem(word: str) -> str:
 @lru_cache(maxsize=1 << 18)
 def stemmed_subwords(identifier: str) -> tuple[str, ...]:
     return tuple(stem(p) for p in subwords(identifier))
+
+
+def tokens(text: str) -> list[str]:
+    """The identifiers and words of `text`, in order."""
+    return _WORD.findall(text)
+
+
+@lru_cache(maxsize=1 << 18)
+def token_terms(token: str) -> tuple[str, ...]:
+    """The stemmed sub-words of one token that search counts: from its first letter on
+    (`_32` has none)."""
+    word = token.lstrip("_0123456789")
+    return stemmed_subwords(word) if word else ()
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed sub-words of the identifiers and words in `text`, stopwords left out. (No
+    Python loop: a kernel's bodies hold half a billion words.)"""
+    return list(chain.from_iterable(map(token_terms, _WORD.findall(text))))
 
 
 @lru_cache(maxsize=65536)
@@ -176,16 +196,17 @@ def code_names(text: str) -> dict[str, set[str]]:
     for owner, name in _QUALIFIED.findall(text):
         if len(name) > 2 and (_CODE_WORD.search(owner) or _CODE_WORD.search(name) or owner[:1].isupper()):
             found.setdefault(name, set()).add(owner)
-    for word in [*compound_names(text), *_WORD.findall(" ".join(_TICKED.findall(text)))]:
+    for word in [*compound_names(tokens(text)), *_WORD.findall(" ".join(_TICKED.findall(text)))]:
         if len(word) > 2:
             found.setdefault(word, set()).add("")
     return found
 
 
-def compound_names(text: str) -> Counter:
-    """The identifiers of several words in `text` (an underscore or an inner capital), counted:
-    what a task writes as code is one of them, and the code that uses it names it whole."""
-    return Counter(word for word in _WORD.findall(text) if _CODE_WORD.search(word))
+def compound_names(found: list[str]) -> Counter:
+    """The identifiers of several words (an underscore or an inner capital) among a text's
+    tokens, counted: what a task writes as code is one of them, and the code that uses it
+    names it whole."""
+    return Counter(filter(_CODE_WORD.search, found))
 
 
 def mentions(text: str, names: Names) -> Mentions:
