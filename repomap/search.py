@@ -93,19 +93,21 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     sig, sig_length, index, factor, copy_key, own_key, length, n_words, _, _, count = columns
     keys: list[int] = []
     for i, tag in enumerate(defs):
-        body = tokens(texts[tag.id])
+        tid, qualname = tag.id, tag.qualname  # each built when asked: once here
+        own, shown_text = texts[tid], shown[tid]
+        body = tokens(own)
         words = Counter(terms(tag.name) * NAME_WEIGHT)
-        words.update(chain.from_iterable(map(token_terms, tokens(" ".join([tag.qualname, place, shown[tag.id], tag.doc])))))
-        words.update(chain.from_iterable(map(token_terms, body)))
-        text = shown[tag.id].encode("utf-8", "surrogatepass")
+        words.update(chain.from_iterable(map(token_terms, [*tokens(" ".join([qualname, place, shown_text, tag.doc])),
+                                                           *body])))
+        text = shown_text.encode("utf-8", "surrogatepass")
         sig.frombytes(text)
         sig_length.append(len(text))
         index.append(i)
         factor.append(_kind_factor(tag.kind) / _length_penalty(tag))
         # Copies: the same qualified name and kind with the same text (a generated or vendored
         # copy of a file) or in the same file (overloads).
-        copy_key.append(_key(tag.qualname, tag.kind, texts[tag.id]))
-        own_key.append(_key(rel, tag.qualname, tag.kind))
+        copy_key.append(_key(qualname, tag.kind, own))
+        own_key.append(_key(rel, qualname, tag.kind))
         length.append(sum(words.values()))
         # The names of several words it uses, whole: not words of its text (length), but rows.
         words.update({USED + name: n for name, n in compound_names(body).items()})
