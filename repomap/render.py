@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # jinja2 is imported when a template is first compiled: a sto
 WIDTH = 160
 ELIDED = "⋮"
 MAX_FILL_TRIES = 64
+# fit's first prefix: a 1,024-token map shows some 30 to 60 definitions. Not tuned: any size
+# gives the same map; this one keeps Django's renders small.
+FIRST_PREFIX = 16
 
 
 @dataclass
@@ -276,14 +279,26 @@ def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], 
     """The largest map of the best-ranked definitions that fits `budget` tokens, its size, and
     the definitions it shows.
 
-    A binary search finds the longest prefix of the ranking that fits. Then later
-    definitions are added one by one where they still fit, so one large signature
-    just past the cut does not leave the budget unused; `estimate` (a lower bound
-    of what a definition adds) spares exact renders of those that cannot fit.
+    Prefixes of FIRST_PREFIX, twice that, and so on bracket the longest prefix of the
+    ranking that fits, and a binary search inside the bracket finds it: renders stay
+    near the map's own size (a first try at half the budget in definitions rendered
+    hundreds of files). Then later definitions are added one by one where they still
+    fit, so one large signature just past the cut does not leave the budget unused;
+    `estimate` (a lower bound of what a definition adds) spares exact renders of those
+    that cannot fit.
     """
     best_text = render([])
     best_tokens = count(best_text)
     low, high = 0, min(len(ranked), budget)  # every definition costs at least a token
+    size = FIRST_PREFIX
+    while size < high:
+        text = render(ranked[:size])
+        tokens = count(text)
+        if tokens > budget:
+            high = size - 1
+            break
+        low, best_text, best_tokens = size, text, tokens
+        size *= 2
     while low < high:
         mid = (low + high + 1) // 2
         text = render(ranked[:mid])
