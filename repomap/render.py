@@ -58,6 +58,7 @@ class Renderer:
         self.file_rank = file_rank
         self.defs = defs
         self._lines: dict[str, list[str]] = {}
+        self._views: dict[tuple, FileView] = {}
         self._empty_cost: int | None = None
         self.template = load_template(fmt, template)
 
@@ -101,6 +102,14 @@ class Renderer:
         return self.count(self.render(same_file + [item])) - before
 
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
+        """A file's part of the map, made once per set of its definitions: fit renders the
+        same files again and again as it tries longer prefixes."""
+        key = (path, tuple((t.start_byte, t.end_byte, t.kind, t.name) for t in tags))
+        if key not in self._views:
+            self._views[key] = self._new_file_view(path, tags)
+        return self._views[key]
+
+    def _new_file_view(self, path: str, tags: list[Tag]) -> FileView:
         lines = self._source_lines(path)
         shown: dict[int, str] = {}
         for tag in tags:
@@ -169,7 +178,8 @@ def signatures(tags: list[Tag], source: bytes) -> dict[str, str]:
 
 def source_lines(source: bytes) -> list[str]:
     """A file's lines as tree-sitter counts them: split at \n only (a form feed is not a line end)."""
-    return [line.rstrip("\r") for line in source.decode("utf-8", errors="replace").split("\n")]
+    lines = source.decode("utf-8", errors="replace").split("\n")
+    return [line.rstrip("\r") for line in lines] if b"\r" in source else lines
 
 
 def load_template(fmt: str, template: Path | None) -> jinja2.Template:
