@@ -421,7 +421,8 @@ def _run_search(args: argparse.Namespace) -> int:
     query = sys.stdin.read() if args.query == "-" else args.query
     repo = _repo(args)
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
-    lines = [f"{h.tag.id}  lines {h.tag.line}-{h.tag.end_line}  {h.score:.2f}  "
+    # No score: the order says the rank, and an agent pays for every token of the line (--json has it).
+    lines = [f"{h.tag.id}  lines {h.tag.line}-{h.tag.end_line}  "
              f"{h.signature.splitlines()[0][:120] if h.signature else ''}" for h in hits]
     text = "".join(line + "\n" for line in lines)
     if args.json:
