@@ -88,12 +88,29 @@ def list_files(root: Path, tally: Tally | None = None, ignore: bool = True, walk
                ) -> list[str]:
     """Repository-relative paths (with /), sorted: git's tracked and untracked-not-ignored
     files in a work tree, else (also for a folder that git ignores) a walk that honours
-    .gitignore files (counting in `tally` what each rule hid); with `ignore` false, a walk
-    that lists everything but .git. A `walker` kept between calls walks again cheaply."""
+    .gitignore files (counting in `tally` what each rule hid), less the files of virtual
+    environments; with `ignore` false, a walk that lists everything but .git. A `walker` kept
+    between calls walks again cheaply."""
+    tally = tally or Tally()
     listed = _git_files(root) if ignore else None
     if not listed:
-        listed = (walker or Walker()).walk(root, tally or Tally(), ignore)
+        listed = (walker or Walker()).walk(root, tally, ignore)
+    if ignore:
+        listed = _outside_environments(listed, tally)
     return sorted(set(listed))
+
+
+def _outside_environments(files: list[str], tally: Tally) -> list[str]:
+    """The files not inside a Python virtual environment (a folder holding pyvenv.cfg, named
+    anything: `env/`, `.venv-3.11/`), which an ignore file does not always hide: the installed
+    packages are not the repository's code, and thousands of their files would outrank it."""
+    inside = tuple(f[:-len("pyvenv.cfg")] for f in files if f.endswith("/pyvenv.cfg"))
+    if not inside:
+        return files
+    kept = [f for f in files if not f.startswith(inside)]
+    for _ in range(len(files) - len(kept)):
+        tally.add("in a virtual environment")
+    return kept
 
 
 def _git_files(root: Path) -> list[str] | None:

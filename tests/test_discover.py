@@ -184,3 +184,22 @@ def test_the_next_map_of_a_walked_tree_shows_a_file_added_since(shop, tmp_path):
     (shop / "caller.py").write_text("from brand_new import brand_new_helper\n\nbrand_new_helper()\n")
     second = run("map", shop, "--cache-dir", cache, "--tokens", "4096")
     assert second.returncode == 0 and "def brand_new_helper():" in second.stdout
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_a_virtual_environment_is_left_out_whatever_its_name(tmp_path, in_git):
+    """A venv that no ignore file hides (`python -m venv env` writes no .gitignore) would put
+    its installed packages in the map; the pyvenv.cfg in its folder gives it away."""
+    for name in ["app.py", "env/pyvenv.cfg", "env/lib/python3.11/site-packages/flask/app.py",
+                 "tools/env.py", "environment/x.py"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("def handler():\n    return 1\n")
+    if in_git:
+        git_init(tmp_path)
+    tally = Tally()
+    assert list_files(tmp_path, tally) == ["app.py", "environment/x.py", "tools/env.py"]
+    assert tally.counts == {"in a virtual environment": 2}
+    assert "env/pyvenv.cfg" in list_files(tmp_path, ignore=False)
+    mapped = run("map", tmp_path, "--tokens", "200", "--no-cache")
+    assert mapped.returncode == 0 and "site-packages" not in mapped.stdout and "app.py" in mapped.stdout
+    assert "2 in a virtual environment" in mapped.stderr
