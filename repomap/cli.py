@@ -15,7 +15,7 @@ from .aider_drop_in import run_aider
 from .api import RepoMap
 from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
 from .errors import NotFound, Refused, RepoMapError
-from .retrieve import Snippet, safe_relative
+from .retrieve import Snippet, holders, safe_relative
 from .tokens import priced
 
 # difflib, tempfile, traceback and render are imported by the commands that use them: a warm
@@ -395,10 +395,13 @@ def _run_retrieve(args: argparse.Namespace) -> int:
             found.append(repo.retrieve(target))
         except NotFound as exc:
             missing.append(exc)
-    blocks = [_block(s) for s in found]
+    held_by = holders(found)
+    blocks = [_block(s, holder) for s, holder in zip(found, held_by)]
     if args.json:
         results = [{"id": s.tag.id, "kind": s.tag.kind, "path": s.tag.path, "start_line": s.start_line,
-                    "end_line": s.end_line, "source": s.data.decode("utf-8", errors="replace")} for s in found]
+                    "end_line": s.end_line,
+                    **({"inside": holder.tag.id} if holder else {"source": s.data.decode("utf-8", errors="replace")})}
+                   for s, holder in zip(found, held_by)]
         _print_json({"results": results}, repo, {s.tag.path for s in found}, started)
     else:
         sys.stdout.flush()
@@ -409,11 +412,14 @@ def _run_retrieve(args: argparse.Namespace) -> int:
     return NotFound.exit_code if missing else 0
 
 
-def _block(snippet: Snippet) -> bytes:
-    """A header line, then the definition's bytes exactly as in the file. The ID holds the
-    path, so the header gives only the lines (a path again cost about 6 tokens a definition)."""
-    header = f"==> {snippet.tag.id}  lines {snippet.start_line}-{snippet.end_line} <==\n"
-    return header.encode() + snippet.data + (b"" if snippet.data.endswith(b"\n") else b"\n")
+def _block(snippet: Snippet, holder: Snippet | None = None) -> bytes:
+    """A header line, then the definition's bytes exactly as in the file; only the header
+    when another definition of the answer holds it. The ID holds the path, so the header
+    gives only the lines (a path again cost about 6 tokens a definition)."""
+    where = f"  lines {snippet.start_line}-{snippet.end_line}"
+    if holder is not None:
+        return f"==> {snippet.tag.id}{where}: inside {holder.tag.id} <==\n".encode()
+    return f"==> {snippet.tag.id}{where} <==\n".encode() + snippet.data + (b"" if snippet.data.endswith(b"\n") else b"\n")
 
 
 def _run_search(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from .api import RepoMap
 from .errors import NotFound, RepoMapError, clipped
+from .retrieve import Snippet, holders
 from .tokens import priced
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
@@ -69,26 +70,34 @@ def server(repo: RepoMap) -> MCPServer:
 
     @app.tool(annotations=READ_ONLY, description=(
         "Exact source of definitions by ID (from search or the map), path::name, path:line or a unique name; "
-        "each ID gets its source or its own error."))
+        "each ID gets its source, the ID of another of the answer that holds its lines, or its own error."))
     def retrieve(ids: list[str]) -> CallToolResult:
         started = time.perf_counter()
         if not 1 <= len(ids) <= MAX_IDS:
             raise ToolError(f"give 1 to {MAX_IDS} IDs")
-        results, paths = [], set()
+        answers = []
         for target in ids:
             try:
-                snippet = _answer(lambda: repo.retrieve(target))
+                answers.append(_answer(lambda: repo.retrieve(target)))
             except ToolError as exc:
-                results.append({"id": clipped(target), "error": str(exc)})
-                continue
-            paths.add(snippet.tag.path)
-            results.append({"id": snippet.tag.id, "lines": f"{snippet.start_line}-{snippet.end_line}",
-                            "source": snippet.data.decode("utf-8", errors="replace")})
+                answers.append({"id": clipped(target), "error": str(exc)})
+        found = [a for a in answers if isinstance(a, Snippet)]
+        held_by = iter(holders(found))  # in the order found
+        results = [_retrieved(a, next(held_by)) if isinstance(a, Snippet) else a for a in answers]
+        paths = {s.tag.path for s in found}
         if not paths:  # nothing found: an error, with each ID's reason
             raise ToolError("; ".join(f"{r['id']}: {r['error']}" for r in results))
         return _reply(repo, {"results": results}, paths, started)
 
     return app
+
+
+def _retrieved(snippet: Snippet, holder: Snippet | None) -> dict:
+    """A definition's source, or, when another of the answer holds its lines, that one's ID."""
+    where = {"id": snippet.tag.id, "lines": f"{snippet.start_line}-{snippet.end_line}"}
+    if holder is not None:
+        return {**where, "inside": holder.tag.id}
+    return {**where, "source": snippet.data.decode("utf-8", errors="replace")}
 
 
 def _reply(repo: RepoMap, answer: dict, paths, started: float) -> CallToolResult:

@@ -50,6 +50,18 @@ def snippet(tag: Tag, source: bytes) -> Snippet:
     return Snippet(tag, source.count(b"\n", 0, start) + 1, tag.end_line, source[start:tag.end_byte])
 
 
+def holders(snippets: list[Snippet]) -> list[Snippet | None]:
+    """For each snippet, another of the same answer whose lines hold all of its own (the
+    first such; of two the same, the earlier), else None: a method asked for beside its class
+    is in the class's text already, and an agent pays for every line sent twice."""
+    def holds(outer: Snippet, inner: Snippet) -> bool:
+        return outer.tag.path == inner.tag.path and outer.start_line <= inner.start_line \
+            and inner.end_line <= outer.end_line
+
+    return [next((o for i, o in enumerate(snippets) if i != j and holds(o, s)
+                  and (not holds(s, o) or i < j)), None) for j, s in enumerate(snippets)]
+
+
 def parse_target(target: str) -> tuple[str, str | None, str | None, int | None]:
     """(kind of target, path, symbol part, line) for an ID, `path::name`, `path:line` or a bare name."""
     if "::" in target:

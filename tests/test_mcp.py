@@ -117,9 +117,13 @@ def test_agents_are_told_what_they_got_wrong():
     async def body(session):
         return (await session.call_tool("repo_map", {"max_tokens": "lots"}),
                 await session.call_tool("repo_map", {"focus": ["shop/nope.py"]}),
-                await session.call_tool("retrieve", {"ids": ["shop/money.py::format_money#function", "shop/nope.py::x"]}))
+                await session.call_tool("retrieve", {"ids": ["shop/money.py::format_money#function", "shop/nope.py::x"]}),
+                await session.call_tool("retrieve", {"ids": ["shop/cart.py::Cart.total#method", "shop/cart.py::Cart#class"]}))
 
-    misspelt, missing_focus, mixed = session_run(body)
+    misspelt, missing_focus, mixed, nested = session_run(body)
+    method, whole = payload(nested)["results"]
+    assert method == {"id": "shop/cart.py::Cart.total#method", "lines": method["lines"], "inside": "shop/cart.py::Cart#class"}
+    assert whole["source"].startswith("class Cart:") and "    def total(" in whole["source"]
     assert misspelt.is_error and "'max_tokens'" in misspelt.content[0].text
     assert "it takes: focus, query, tokens" in misspelt.content[0].text
     assert missing_focus.is_error and "no such focus file: shop/nope.py" in missing_focus.content[0].text

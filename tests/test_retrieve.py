@@ -44,6 +44,24 @@ def test_retrieve_by_id_is_byte_exact_with_decorators_and_comments(repo):
     assert text == "    @property\n    def name(self):\n        return 'c'\n"
 
 
+def test_a_definition_inside_another_of_the_answer_is_not_sent_twice(repo):
+    """The class holds its method's lines: the method (asked first) and the class asked again
+    get a header that says where their text is, not their text."""
+    ids = ["svc.py::Client.connect#method", "svc.py::Client#class", "svc.py::Client#class",
+           "svc.py::retry_connection#function"]
+    printed = run("retrieve", *ids, "--root", repo).stdout
+    lines = SERVICE.splitlines(keepends=True)
+    client = "".join(lines[3:11])
+    assert printed == (
+        "==> svc.py::Client.connect#method  lines 9-11: inside svc.py::Client#class <==\n"
+        "==> svc.py::Client#class  lines 4-11 <==\n" + client +
+        "==> svc.py::Client#class  lines 4-11: inside svc.py::Client#class <==\n"
+        "==> svc.py::retry_connection#function  lines 14-17 <==\n" + "".join(lines[13:]))
+    results = json.loads(run("retrieve", *ids[:2], "--root", repo, "--json").stdout)["results"]
+    assert results[0]["inside"] == "svc.py::Client#class" and "source" not in results[0]
+    assert results[1]["source"] + "\n" == client
+
+
 def test_ids_survive_edits_above_and_answers_are_fresh(repo):
     (repo / "svc.py").write_text("# a new header comment\n\nX = 1\n\n" + SERVICE.replace("attempts=3", "attempts=5"))
     header, text = body(run("retrieve", "svc.py::retry_connection#function", "--root", repo))
