@@ -51,15 +51,19 @@ def snippet(tag: Tag, source: bytes) -> Snippet:
 
 
 def holders(snippets: list[Snippet]) -> list[Snippet | None]:
-    """For each snippet, another of the same answer whose lines hold all of its own (the
-    first such; of two the same, the earlier), else None: a method asked for beside its class
-    is in the class's text already, and an agent pays for every line sent twice."""
+    """For each snippet, the outermost other one of the same answer whose lines hold all of
+    its own (of two the same, the earlier), else None: a method asked for beside its class is
+    in the class's text already, and an agent pays for every line sent twice."""
     def holds(outer: Snippet, inner: Snippet) -> bool:
         return outer.tag.path == inner.tag.path and outer.start_line <= inner.start_line \
             and inner.end_line <= outer.end_line
 
-    return [next((o for i, o in enumerate(snippets) if i != j and holds(o, s)
-                  and (not holds(s, o) or i < j)), None) for j, s in enumerate(snippets)]
+    def holder(j: int, inner: Snippet) -> Snippet | None:
+        found = [(o.start_line - o.end_line, i) for i, o in enumerate(snippets)
+                 if i != j and holds(o, inner) and (not holds(inner, o) or i < j)]
+        return snippets[min(found)[1]] if found else None
+
+    return [holder(j, s) for j, s in enumerate(snippets)]
 
 
 def parse_target(target: str) -> tuple[str, str | None, str | None, int | None]:

@@ -57,6 +57,8 @@ def test_a_definition_inside_another_of_the_answer_is_not_sent_twice(repo):
         "==> svc.py::Client#class  lines 4-11 <==\n" + client +
         "==> svc.py::Client#class  lines 4-11: inside svc.py::Client#class <==\n"
         "==> svc.py::retry_connection#function  lines 14-17 <==\n" + "".join(lines[13:]))
+    twice = run("retrieve", ids[0], ids[0], ids[1], "--root", repo).stdout.splitlines()[:2]
+    assert twice == [f"==> {ids[0]}  lines 9-11: inside svc.py::Client#class <=="] * 2  # the outermost
     results = json.loads(run("retrieve", *ids[:2], "--root", repo, "--json").stdout)["results"]
     assert results[0]["inside"] == "svc.py::Client#class" and "source" not in results[0]
     assert results[1]["source"] + "\n" == client
