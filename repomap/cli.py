@@ -15,7 +15,7 @@ from .aider_drop_in import run_aider
 from .api import RepoMap
 from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
 from .errors import NotFound, Refused, RepoMapError
-from .retrieve import Snippet, holders, safe_relative
+from .retrieve import Snippet, content, holders, safe_relative
 from .tokens import priced
 
 # difflib, tempfile, traceback and render are imported by the commands that use them: a warm
@@ -399,9 +399,7 @@ def _run_retrieve(args: argparse.Namespace) -> int:
     blocks = [_block(s, holder) for s, holder in zip(found, held_by)]
     if args.json:
         results = [{"id": s.tag.id, "kind": s.tag.kind, "path": s.tag.path, "start_line": s.start_line,
-                    "end_line": s.end_line,
-                    **({"inside": holder.tag.id} if holder else {"source": s.data.decode("utf-8", errors="replace")})}
-                   for s, holder in zip(found, held_by)]
+                    "end_line": s.end_line, **content(s, holder)} for s, holder in zip(found, held_by)]
         _print_json({"results": results}, repo, {s.tag.path for s in found}, started)
     else:
         sys.stdout.flush()

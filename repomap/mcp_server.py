@@ -17,7 +17,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from .api import RepoMap
 from .errors import NotFound, RepoMapError, clipped
-from .retrieve import Snippet, holders
+from .retrieve import Snippet, content, holders
 from .tokens import priced
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
@@ -83,21 +83,14 @@ def server(repo: RepoMap) -> MCPServer:
                 answers.append({"id": clipped(target), "error": str(exc)})
         found = [a for a in answers if isinstance(a, Snippet)]
         held_by = iter(holders(found))  # in the order found
-        results = [_retrieved(a, next(held_by)) if isinstance(a, Snippet) else a for a in answers]
+        results = [{"id": a.tag.id, "lines": f"{a.start_line}-{a.end_line}", **content(a, next(held_by))}
+                   if isinstance(a, Snippet) else a for a in answers]
         paths = {s.tag.path for s in found}
         if not paths:  # nothing found: an error, with each ID's reason
             raise ToolError("; ".join(f"{r['id']}: {r['error']}" for r in results))
         return _reply(repo, {"results": results}, paths, started)
 
     return app
-
-
-def _retrieved(snippet: Snippet, holder: Snippet | None) -> dict:
-    """A definition's source, or, when another of the answer holds its lines, that one's ID."""
-    where = {"id": snippet.tag.id, "lines": f"{snippet.start_line}-{snippet.end_line}"}
-    if holder is not None:
-        return {**where, "inside": holder.tag.id}
-    return {**where, "source": snippet.data.decode("utf-8", errors="replace")}
 
 
 def _reply(repo: RepoMap, answer: dict, paths, started: float) -> CallToolResult:

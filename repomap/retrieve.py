@@ -66,6 +66,13 @@ def holders(snippets: list[Snippet]) -> list[Snippet | None]:
     return [holder(j, s) for j, s in enumerate(snippets)]
 
 
+def content(snippet: Snippet, holder: Snippet | None) -> dict[str, str]:
+    """What an answer carries of a definition: its source, or the ID of the one that holds it."""
+    if holder is not None:
+        return {"inside": holder.tag.id}
+    return {"source": snippet.data.decode("utf-8", errors="replace")}
+
+
 def parse_target(target: str) -> tuple[str, str | None, str | None, int | None]:
     """(kind of target, path, symbol part, line) for an ID, `path::name`, `path:line` or a bare name."""
     if "::" in target:
