@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
+from operator import mul
 from typing import Callable, Iterable
 
 import numpy as np
@@ -56,16 +57,16 @@ def word_key(word: str) -> int:
     return _key(word)
 
 
-def _key(*parts: str | bytes) -> int:
+def _key(*parts: str) -> int:
     """Parts joined by NULs, as a 64-bit hash."""
-    text = b"\0".join(p if isinstance(p, bytes) else p.encode("utf-8", "surrogatepass") for p in parts)
+    text = "\0".join(parts).encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 
 
-def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
+def own_texts(defs: list[Tag], source: bytes) -> list[str]:
     """Each definition's text without the definitions nested in it, so a class's words are
     its own and not all of its methods'. `defs` are in source order."""
-    texts = {}
+    texts = []
     for i, tag in enumerate(defs):
         pieces, cursor = [], tag.head_byte if tag.head_byte >= 0 else tag.start_byte
         for inner in defs[i + 1:]:
@@ -75,7 +76,7 @@ def own_texts(defs: list[Tag], source: bytes) -> dict[str, str]:
                 pieces.append(source[cursor:inner.start_byte])
                 cursor = inner.end_byte
         pieces.append(source[cursor:tag.end_byte])
-        texts[tag.id] = b"".join(pieces).decode("utf-8", errors="replace")
+        texts.append(b"".join(pieces).decode("utf-8", errors="replace"))
     return texts
 
 
@@ -85,32 +86,35 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     its copies and overloads share, its words with their counts, and the names of several
     words it uses, whole (as `USED` + name: Overlay._used). Definitions inside
     function bodies count too: a fix is often to a closure (vue's `onLeave` inside
-    resolveTransitionProps), whose words are not its enclosing function's (own_texts)."""
-    texts = own_texts(defs, source)
-    shown = signatures(defs, source)
+    resolveTransitionProps), whose words are not its enclosing function's (own_texts).
+
+    Half of a kernel's tagging time is spent here, on three million mostly short
+    definitions: each body's tokens are counted first, so a repeated token is split into
+    sub-words once, and nothing is made twice per definition."""
     place = rel.replace("/", " ")
     columns = [array(code) for code in _CODES]
     sig, sig_length, index, factor, copy_key, own_key, length, n_words, _, _, count = columns
     keys: list[int] = []
-    for i, tag in enumerate(defs):
-        tid, qualname = tag.id, tag.qualname  # each built when asked: once here
-        own, shown_text = texts[tid], shown[tid]
-        body = tokens(own)
-        words = Counter(terms(tag.name) * NAME_WEIGHT)
-        words.update(chain.from_iterable(map(token_terms, [*tokens(" ".join([qualname, place, shown_text, tag.doc])),
-                                                           *body])))
+    for i, (tag, own, shown_text) in enumerate(zip(defs, own_texts(defs, source), signatures(defs, source).values())):
+        name, qualname, kind = tag.name, tag.qualname, tag.kind
+        body = Counter(tokens(own))
+        # Its name's words count NAME_WEIGHT times, then those of where it is and what it says.
+        words = Counter(chain.from_iterable(map(token_terms, tokens(
+            " ".join([*[name] * NAME_WEIGHT, qualname, place, shown_text, tag.doc])))))
+        words.update(chain.from_iterable(map(mul, map(token_terms, body), body.values())))
         text = shown_text.encode("utf-8", "surrogatepass")
         sig.frombytes(text)
         sig_length.append(len(text))
         index.append(i)
-        factor.append(_kind_factor(tag.kind) / _length_penalty(tag))
+        factor.append(_kind_factor(kind) / _length_penalty(tag))
         # Copies: the same qualified name and kind with the same text (a generated or vendored
         # copy of a file) or in the same file (overloads).
-        copy_key.append(_key(qualname, tag.kind, own))
-        own_key.append(_key(rel, qualname, tag.kind))
+        copy_key.append(_key(qualname, kind, own))
+        own_key.append(_key(rel, qualname, kind))
         length.append(sum(words.values()))
-        # The names of several words it uses, whole: not words of its text (length), but rows.
-        words.update({USED + name: n for name, n in compound_names(body).items()})
+        # The names of several words it uses, whole: not words of its text (length), but rows
+        # (new keys: dict.update, as Counter.update would add them one by one).
+        dict.update(words, {USED + name: n for name, n in compound_names(body).items()})
         n_words.append(len(words))
         keys += map(word_key, words)
         count.extend(words.values())

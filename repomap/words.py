@@ -66,8 +66,13 @@ def terms(text: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def subwords(identifier: str) -> tuple[str, ...]:
     """Lower-case parts of an identifier split at snake_case and camelCase boundaries."""
-    return tuple(p.lower() for chunk in identifier.split("_") for p in _CAMEL.findall(chunk)
-                 if len(p) > 1 and p.lower() not in STOPWORDS)
+    parts = []
+    for chunk in identifier.split("_"):
+        # A chunk of letters in one case is one part (most of C's names): no regex for it.
+        for part in (chunk,) if chunk.isascii() and chunk.isalpha() and (chunk.islower() or chunk.isupper()) else _CAMEL.findall(chunk):
+            if len(part) > 1 and (part := part.lower()) not in STOPWORDS:
+                parts.append(part)
+    return tuple(parts)
 
 
 @dataclass
@@ -196,17 +201,17 @@ def code_names(text: str) -> dict[str, set[str]]:
     for owner, name in _QUALIFIED.findall(text):
         if len(name) > 2 and (_CODE_WORD.search(owner) or _CODE_WORD.search(name) or owner[:1].isupper()):
             found.setdefault(name, set()).add(owner)
-    for word in [*compound_names(tokens(text)), *_WORD.findall(" ".join(_TICKED.findall(text)))]:
+    for word in [*compound_names(Counter(tokens(text))), *_WORD.findall(" ".join(_TICKED.findall(text)))]:
         if len(word) > 2:
             found.setdefault(word, set()).add("")
     return found
 
 
-def compound_names(found: list[str]) -> Counter:
+def compound_names(found: Counter) -> dict[str, int]:
     """The identifiers of several words (an underscore or an inner capital) among a text's
-    tokens, counted: what a task writes as code is one of them, and the code that uses it
-    names it whole."""
-    return Counter(filter(_CODE_WORD.search, found))
+    counted tokens, with their counts: what a task writes as code is one of them, and the
+    code that uses it names it whole."""
+    return {name: n for name, n in found.items() if _CODE_WORD.search(name)}
 
 
 def mentions(text: str, names: Names) -> Mentions:
