@@ -460,10 +460,8 @@ class RepoMap:
 
     def _secondary(self, scan: Scan) -> set[str]:
         """Tests, vendored and generated files by their names, and copies in mirror folders."""
-        def names_of(path: str) -> list[str]:
-            return scan.infos[path].names()
         return self._derived("secondary", scan.links, lambda: {f for f in scan.infos if discover.is_secondary(f)}
-                             | discover.mirror_copies(list(scan.infos), names_of))
+                             | discover.mirror_copies(list(scan.infos), lambda path: scan.infos[path].names))
 
     def _names(self, scan: Scan) -> words.Names:
         """The defined names of this state of the files, indexed by sub-word (kept while no

@@ -10,7 +10,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from .config import DEFAULTS
 
@@ -51,7 +51,7 @@ MIRROR_SHARE = 0.8
 MIRROR_FILES = 3
 
 
-def mirror_copies(paths: list[str], names_of: Callable[[str], list[str]]) -> set[str]:
+def mirror_copies(paths: list[str], names_of: Callable[[str], Sequence[str]]) -> set[str]:
     """Files of a top-level folder that mirrors another (deno_dist/ beside src/, a vendored
     copy): most of its files have a twin at the same path under the other folder that defines
     the same names (`names_of`). The folder with fewer files is the copy; of two the same

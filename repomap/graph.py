@@ -66,10 +66,10 @@ class Definitions:
 
     @classmethod
     def of(cls, edges: Edges, infos: dict[str, FileInfo]) -> Definitions:
-        counts = np.array([len(infos[p].rows) for p in edges.files], dtype=np.int64)
+        counts = np.array([len(infos[p].names) for p in edges.files], dtype=np.int64)
         file = np.repeat(np.arange(len(edges.files), dtype=np.int64), counts)
         names: dict[str, int] = {}
-        name = np.fromiter((names.setdefault(n, len(names)) for p in edges.files for n in infos[p].names()),
+        name = np.fromiter((names.setdefault(n, len(names)) for p in edges.files for n in infos[p].names),
                            dtype=np.int64, count=len(file))
         edge_name = {n: i for i, n in enumerate(edges.names)}
         at = np.array([edge_name.get(n, -1) for n in names], dtype=np.int64)[name] if names else name

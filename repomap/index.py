@@ -19,7 +19,7 @@ from . import cache, discover, tags
 from .config import DEFAULTS
 from .tags import Tag
 
-PAYLOAD_VERSION = 6
+PAYLOAD_VERSION = 7
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
@@ -30,11 +30,12 @@ _BUCKET = {"call": 1, "member": 2}
 
 @dataclass
 class FileInfo:
-    """What ranking, rendering and search need of one file. Its definitions are kept as
-    rows of Tag's fields and made Tags when first asked for: a kernel has three million,
-    and a map shows a few hundred of them."""
+    """What ranking, rendering and search need of one file. Its definitions are kept
+    marshalled, as rows of Tag's fields, and made Tags when first asked for: a kernel has
+    three million, a map shows a few hundred of them, and decoded they took 1.3 GB."""
 
-    rows: list[tuple]  # each definition's Tag fields, in the file's order
+    packed: bytes  # each definition's Tag fields, in the file's order, marshalled
+    names: tuple[str, ...]  # each definition's name, in the same order (interned)
     ref_names: tuple[str, ...]  # each name the file references, once (interned: shared across files)
     ref_counts: array  # per name, three counts: uses (imports, types, inheritance), calls, receiver calls
     def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
@@ -46,12 +47,8 @@ class FileInfo:
     @property
     def defs(self) -> list[Tag]:
         if self._defs is None:
-            self._defs = list(starmap(Tag, self.rows))
+            self._defs = list(starmap(Tag, marshal.loads(self.packed)))
         return self._defs
-
-    def names(self) -> list[str]:
-        """Each definition's name, in order, without making Tags."""
-        return [row[_NAME] for row in self.rows]
 
 
 class _Stored(FileInfo):
@@ -82,7 +79,8 @@ def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) ->
         if not tag.local:
             kinds.setdefault(tag.name, set()).add(tag.kind)
             lines[tag.name] = max(lines.get(tag.name, 0), tag.end_line - tag.line + 1)
-    return FileInfo(list(map(_FIELDS, defs)), ref_names, ref_counts, tuple(kinds),
+    return FileInfo(marshal.dumps(list(map(_FIELDS, defs))), tuple(t.name for t in defs), ref_names, ref_counts,
+                    tuple(kinds),
                     bytes(k == {"method"} for k in kinds.values()), array("I", lines.values()), _defs=defs)
 
 
@@ -299,9 +297,9 @@ def _changed(info: os.stat_result) -> int:
 def _links(body: tuple) -> bytes:
     """What the reference graph and the defined names are made of, as one digest: the names
     a file references and defines (with counts, kinds and sizes), not where they are."""
-    _, ref_names, ref_counts, def_names, def_methods, def_lines = body
+    _, names, ref_names, ref_counts, def_names, def_methods, def_lines = body
     digest = cache.hashlib.blake2b(digest_size=8)  # not marshal: its bytes vary with reference counts
-    for part in (ref_names, def_names, [row[_NAME] for row in body[0]]):
+    for part in (ref_names, def_names, names):
         digest.update("\0".join(part).encode("utf-8", "surrogatepass") + b"\1")
     for part in (ref_counts, def_methods, def_lines):
         digest.update(part + b"\1")
@@ -365,12 +363,11 @@ def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
 
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
-_NAME = [f.name for f in fields(Tag)].index("name")
 _READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "_defs")]  # what _Stored reads on first use
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
-    body = None if info is None else (info.rows, info.ref_names, info.ref_counts.tobytes(),
+    body = None if info is None else (info.packed, info.names, info.ref_names, info.ref_counts.tobytes(),
                                       info.def_names, info.def_methods, info.def_lines.tobytes())
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
@@ -381,10 +378,9 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         version, body, notes = marshal.loads(payload)
         if version != PAYLOAD_VERSION:
             return None
-        info = None if body is None else FileInfo(body[0], tuple(map(sys.intern, body[1])),
-                                                  array("I", body[2]), tuple(map(sys.intern, body[3])), body[4],
-                                                  array("I", body[5]),
-                                                  _links(body))
+        info = None if body is None else FileInfo(body[0], *(tuple(map(sys.intern, names)) for names in body[1:3]),
+                                                  array("I", body[3]), tuple(map(sys.intern, body[4])), body[5],
+                                                  array("I", body[6]), _links(body))
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None

@@ -12,6 +12,8 @@ from itertools import chain
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from .tags import is_document
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -103,7 +105,7 @@ class Names:
         section titles are not identifiers a task could mention (`installation`, `usage`)."""
         import numpy as np
 
-        defined = Counter(t.name for info in infos.values() for t in info.defs if t.kind != "section")
+        defined = Counter(chain.from_iterable(info.names for path, info in infos.items() if not is_document(path)))
         names = sorted(defined)
         doc_freq: Counter[str] = Counter()
         with_part: dict[str, list[int]] = {}
