@@ -69,7 +69,8 @@ def own_texts(defs: list[Tag], source: bytes) -> list[str]:
     texts = []
     for i, tag in enumerate(defs):
         pieces, cursor = [], tag.head_byte if tag.head_byte >= 0 else tag.start_byte
-        for inner in defs[i + 1:]:
+        for j in range(i + 1, len(defs)):  # not a slice: a copy per definition is quadratic
+            inner = defs[j]
             if inner.start_byte >= tag.end_byte:
                 break
             if inner.start_byte >= cursor and inner.end_byte <= tag.end_byte:
