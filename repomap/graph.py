@@ -191,6 +191,12 @@ class Edges:
     weight: np.ndarray
     external: np.ndarray  # per file: reference mass to names defined nowhere here
 
+    @cached_property
+    def walk(self) -> Walk:
+        """The random walk over the rows as they are: kept, since a task rescales rows only
+        when it names identifiers or focus files (a kernel's takes 0.1 s to make per query)."""
+        return Walk.of(len(self.files), self.src, self.dst, self.weight, self.external)
+
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight, "external": self.external,
                 "files": packed(self.files), "names": packed(self.names)}
@@ -375,7 +381,8 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
         if path in at:
             found[at[path]] = 1.0 / (place + 1)
     personal = _personalization(scale, in_focus, named, every, match, found)
-    file_rank = pagerank(n, edges.src, edges.dst, weight, edges.external, personal)
+    walk = edges.walk if weight is edges.weight else Walk.of(n, edges.src, edges.dst, weight, edges.external)
+    file_rank = pagerank(walk, personal)
     kept = ~in_focus[every.file]
     number = np.flatnonzero(kept)
     in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
@@ -402,23 +409,36 @@ def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, target: np.
     return inflow[target]
 
 
-def pagerank(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray,
-             personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100) -> np.ndarray:
-    """Personalized PageRank by power iteration, as networkx computes it, over the files and one
-    sink node (references to names defined nowhere here); parallel rows add up.
+@dataclass
+class Walk:
+    """The transitions of PageRank over the files and one sink node (references to names
+    defined nowhere here): parallel rows add up, and each file's out-weights sum to 1."""
 
-    The sink and files without outgoing edges hand their rank out again by the
-    personalization vector. Returns the files' ranks (the sink's share left out).
-    """
+    rows: np.ndarray
+    cols: np.ndarray
+    share: np.ndarray
+    dangling: np.ndarray  # files without outgoing edges (and the sink): they hand rank out again
+
+    @classmethod
+    def of(cls, n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray) -> Walk:
+        sink = np.flatnonzero(external > 0).astype(np.int32)
+        rows = np.concatenate([src.astype(np.int32, copy=False), sink])
+        cols = np.concatenate([dst.astype(np.int32, copy=False), np.full(len(sink), n, dtype=np.int32)])
+        share = np.concatenate([weight, external[sink]])
+        out = np.bincount(rows, weights=share, minlength=n + 1)
+        share /= out[rows]
+        return cls(rows, cols, share, out == 0)
+
+
+def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
+             ) -> np.ndarray:
+    """Personalized PageRank by power iteration, as networkx computes it: the sink and files
+    without outgoing edges hand their rank out again by the personalization vector. Returns
+    the files' ranks (the sink's share left out)."""
+    n = len(personal)
     if n == 0:
         return np.zeros(0)
-    sink = np.flatnonzero(external > 0).astype(np.int32)
-    rows = np.concatenate([src.astype(np.int32, copy=False), sink])
-    cols = np.concatenate([dst.astype(np.int32, copy=False), np.full(len(sink), n, dtype=np.int32)])
-    share = np.concatenate([weight, external[sink]])
-    out = np.bincount(rows, weights=share, minlength=n + 1)
-    share /= out[rows]
-    dangling = out == 0
+    rows, cols, share, dangling = walk.rows, walk.cols, walk.share, walk.dangling
     p = np.append(personal, 0.0) / personal.sum()
     x = p.copy()
     moved = np.empty(len(rows))  # one buffer for every iteration: the graph may be large
