@@ -59,12 +59,14 @@ print(time.perf_counter() - started)
 
 # The MCP server as an agent meets it: started on a warm index, then searched.
 MCP_FIRST = """
-import sys, time, anyio
+import os, sys, time, anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 started = time.perf_counter()
 async def main():
+    # Our environment, not the SDK's short default list: without PYTHONPATH the server would be
+    # an installed repomap, whose code stamp may differ from the index's (then it re-tags all).
     params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", sys.argv[1],
-                                   "--cache-dir", sys.argv[2]])
+                                   "--cache-dir", sys.argv[2]], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
