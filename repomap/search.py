@@ -115,7 +115,7 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
         length.append(sum(words.values()))
         # The names of several words it uses, whole: not words of its text (length), but rows
         # (new keys: dict.update, as Counter.update would add them one by one).
-        dict.update(words, {USED + name: n for name, n in compound_names(body).items()})
+        dict.update(words, {USED + used: n for used, n in compound_names(body).items()})
         n_words.append(len(words))
         keys += map(word_key, words)
         count.extend(words.values())

@@ -71,7 +71,8 @@ def subwords(identifier: str) -> tuple[str, ...]:
     parts = []
     for chunk in identifier.split("_"):
         # A chunk of letters in one case is one part (most of C's names): no regex for it.
-        for part in (chunk,) if chunk.isascii() and chunk.isalpha() and (chunk.islower() or chunk.isupper()) else _CAMEL.findall(chunk):
+        one_case = chunk.isascii() and chunk.isalpha() and (chunk.islower() or chunk.isupper())
+        for part in (chunk,) if one_case else _CAMEL.findall(chunk):
             if len(part) > 1 and (part := part.lower()) not in STOPWORDS:
                 parts.append(part)
     return tuple(parts)
