@@ -386,7 +386,7 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     kept = ~in_focus[every.file]
     number = np.flatnonzero(kept)
     in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
-    received = _inflow(edges, weight, file_rank, every.target[kept], every.row_target)
+    received = _inflow(walk, len(edges.src), file_rank, every.target[kept], every.row_target)
 
     # What the task names counts as if referenced by its own file, whatever the graph says.
     own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
@@ -396,14 +396,12 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
     return number, score, dict(zip(files, file_rank.tolist()))
 
 
-def _inflow(edges: Edges, weight: np.ndarray, file_rank: np.ndarray, target: np.ndarray, row_target: np.ndarray
+def _inflow(walk: Walk, n_rows: int, file_rank: np.ndarray, target: np.ndarray, row_target: np.ndarray
             ) -> np.ndarray:
-    """Rank that flows into each definition's slot (Definitions.target), summed in numpy
-    (tens of millions of rows would not fit in memory as Python objects)."""
-    n = len(edges.files)
-    out = np.bincount(edges.src, weights=weight, minlength=n) + edges.external
-    flow = file_rank[edges.src] * weight
-    flow /= np.where(out > 0, out, 1.0)[edges.src]
+    """Rank that flows into each definition's slot (Definitions.target) along the first
+    `n_rows` rows of the walk (the graph's; the sink's follow), summed in numpy (tens of
+    millions of rows would not fit in memory as Python objects)."""
+    flow = file_rank[walk.rows[:n_rows]] * walk.share[:n_rows]
     inflow = np.bincount(row_target, weights=flow, minlength=int(target.max(initial=1)) + 1)
     inflow[:2] = 0.0
     return inflow[target]
