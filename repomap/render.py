@@ -163,10 +163,11 @@ def _clip(line: str) -> str:
 
 def _symbol(tag: Tag, lines: list[str]) -> dict:
     return {"id": tag.id, "name": tag.name, "kind": tag.kind, "line": tag.line, "end_line": tag.end_line,
-            "signature": _signature_text(tag, lines)}
+            "signature": signature_text(tag, lines)}
 
 
-def _signature_text(tag: Tag, lines: list[str]) -> str:
+def signature_text(tag: Tag, lines: list[str]) -> str:
+    """A definition's signature lines (of its file's source_lines), stripped and joined by newlines."""
     last = min(tag.sig_end_line, len(lines))
     return "\n".join(_clip(lines[n - 1]).strip() for n in range(tag.line, last + 1))
 
@@ -174,7 +175,7 @@ def _signature_text(tag: Tag, lines: list[str]) -> str:
 def signatures(tags: list[Tag], source: bytes) -> dict[str, str]:
     """Each definition's signature lines, stripped and joined by newlines, by ID."""
     lines = source_lines(source)
-    return {t.id: _signature_text(t, lines) for t in tags if t.role == "def"}
+    return {t.id: signature_text(t, lines) for t in tags if t.role == "def"}
 
 
 def source_lines(source: bytes) -> list[str]:

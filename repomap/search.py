@@ -31,7 +31,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from .graph import Definitions, packed, unpacked, within
-from .render import signatures
+from .render import signature_text, source_lines
 from .tags import Tag
 from .weights import (B, CODE_NAME, CODE_USE, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
                       QUALIFIED_NAME, SCOPE, SECONDARY_HIT, TITLE)
@@ -96,8 +96,9 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     columns = [array(code) for code in _CODES]
     sig, sig_length, index, factor, copy_key, own_key, length, n_words, _, _, count = columns
     keys: list[int] = []
-    for i, (tag, own, shown_text) in enumerate(zip(defs, own_texts(defs, source), signatures(defs, source).values())):
-        name, qualname, kind = tag.name, tag.qualname, tag.kind
+    lines = source_lines(source)
+    for i, (tag, own) in enumerate(zip(defs, own_texts(defs, source))):
+        name, qualname, kind, shown_text = tag.name, tag.qualname, tag.kind, signature_text(tag, lines)
         body = Counter(tokens(own))
         # Its name's words count NAME_WEIGHT times, then those of where it is and what it says.
         words = Counter(chain.from_iterable(map(token_terms, tokens(
