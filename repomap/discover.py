@@ -33,8 +33,8 @@ class Tally:
     counts: dict[str, int] = field(default_factory=dict)
     ignored: dict[str, int] = field(default_factory=dict)  # files and folders by the .gitignore rule that hid them
 
-    def add(self, reason: str) -> None:
-        self.counts[reason] = self.counts.get(reason, 0) + 1
+    def add(self, reason: str, files: int = 1) -> None:
+        self.counts[reason] = self.counts.get(reason, 0) + files
 
 
 def is_secondary(rel: str) -> bool:
@@ -116,8 +116,7 @@ def _outside_environments(files: list[str], tally: Tally) -> list[str]:
     if not inside:
         return files
     kept = [f for f in files if not f.startswith(inside)]
-    for _ in range(len(files) - len(kept)):
-        tally.add("in a virtual environment")
+    tally.add("in a virtual environment", len(files) - len(kept))
     return kept
 
 
