@@ -414,7 +414,7 @@ def _block(snippet: Snippet, holder: Snippet | None = None) -> bytes:
     """A header line, then the definition's bytes exactly as in the file; only the header
     when another definition of the answer holds it. The ID holds the path, so the header
     gives only the lines (a path again cost about 6 tokens a definition)."""
-    where = f"  lines {snippet.start_line}-{snippet.end_line}"
+    where = f" lines {snippet.start_line}-{snippet.end_line}"
     if holder is not None:
         return f"==> {snippet.tag.id}{where}: inside {holder.tag.id} <==\n".encode()
     return f"==> {snippet.tag.id}{where} <==\n".encode() + snippet.data + (b"" if snippet.data.endswith(b"\n") else b"\n")
@@ -425,8 +425,9 @@ def _run_search(args: argparse.Namespace) -> int:
     query = sys.stdin.read() if args.query == "-" else args.query
     repo = _repo(args)
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
-    # No score: the order says the rank, and an agent pays for every token of the line (--json has it).
-    lines = [f"{h.tag.id}  lines {h.tag.line}-{h.tag.end_line}  "
+    # No score (--json has it): the order says the rank. Single spaces: an agent pays for every
+    # token of the line, and two spaces were one more token each.
+    lines = [f"{h.tag.id} lines {h.tag.line}-{h.tag.end_line} "
              f"{h.signature.splitlines()[0][:120] if h.signature else ''}" for h in hits]
     text = "".join(line + "\n" for line in lines)
     if args.json:
@@ -460,8 +461,8 @@ def _run_refs(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     repo = _repo(args)
     definition, found = repo.refs(args.target)
-    lines = [f"{ref.path}:{ref.line}  {around.id if around else '(top level)'}" for ref, around in found]
-    text = f"{definition.id}  {len(found)} references\n" + "".join(line + "\n" for line in lines)
+    lines = [f"{ref.path}:{ref.line} {around.id if around else '(top level)'}" for ref, around in found]
+    text = f"{definition.id} {len(found)} references\n" + "".join(line + "\n" for line in lines)
     if args.json:
         refs = [{"path": ref.path, "line": ref.line, "enclosing": around.id if around else None}
                 for ref, around in found]

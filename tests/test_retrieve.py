@@ -38,7 +38,7 @@ def body(result):
 
 def test_retrieve_by_id_is_byte_exact_with_decorators_and_comments(repo):
     header, text = body(run("retrieve", "svc.py::retry_connection#function", "--root", repo))
-    assert header == "==> svc.py::retry_connection#function  lines 14-17 <=="
+    assert header == "==> svc.py::retry_connection#function lines 14-17 <=="
     assert text == SERVICE[SERVICE.index("# Retries"):]
     header, text = body(run("retrieve", "svc.py::Client.name#method", "--root", repo))
     assert text == "    @property\n    def name(self):\n        return 'c'\n"
@@ -53,12 +53,12 @@ def test_a_definition_inside_another_of_the_answer_is_not_sent_twice(repo):
     lines = SERVICE.splitlines(keepends=True)
     client = "".join(lines[3:11])
     assert printed == (
-        "==> svc.py::Client.connect#method  lines 9-11: inside svc.py::Client#class <==\n"
-        "==> svc.py::Client#class  lines 4-11 <==\n" + client +
-        "==> svc.py::Client#class  lines 4-11: inside svc.py::Client#class <==\n"
-        "==> svc.py::retry_connection#function  lines 14-17 <==\n" + "".join(lines[13:]))
+        "==> svc.py::Client.connect#method lines 9-11: inside svc.py::Client#class <==\n"
+        "==> svc.py::Client#class lines 4-11 <==\n" + client +
+        "==> svc.py::Client#class lines 4-11: inside svc.py::Client#class <==\n"
+        "==> svc.py::retry_connection#function lines 14-17 <==\n" + "".join(lines[13:]))
     twice = run("retrieve", ids[0], ids[0], ids[1], "--root", repo).stdout.splitlines()[:2]
-    assert twice == [f"==> {ids[0]}  lines 9-11: inside svc.py::Client#class <=="] * 2  # the outermost
+    assert twice == [f"==> {ids[0]} lines 9-11: inside svc.py::Client#class <=="] * 2  # the outermost
     results = json.loads(run("retrieve", *ids[:2], "--root", repo, "--json").stdout)["results"]
     assert results[0]["inside"] == "svc.py::Client#class" and "source" not in results[0]
     assert results[1]["source"] + "\n" == client
@@ -67,7 +67,7 @@ def test_a_definition_inside_another_of_the_answer_is_not_sent_twice(repo):
 def test_ids_survive_edits_above_and_answers_are_fresh(repo):
     (repo / "svc.py").write_text("# a new header comment\n\nX = 1\n\n" + SERVICE.replace("attempts=3", "attempts=5"))
     header, text = body(run("retrieve", "svc.py::retry_connection#function", "--root", repo))
-    assert header == "==> svc.py::retry_connection#function  lines 18-21 <=="
+    assert header == "==> svc.py::retry_connection#function lines 18-21 <=="
     assert "attempts=5" in text
 
 
@@ -139,10 +139,10 @@ def test_json_meta_counts_what_is_printed_exactly(repo):
 
 def test_refs_lists_places_with_enclosing_definitions(repo):
     result = run("refs", "svc.py::retry_connection#function", "--root", repo)
-    assert result.stdout == ("svc.py::retry_connection#function  3 references\n"
-                             "other.py:1  (top level)\n"
-                             "other.py:4  other.py::connect#function\n"
-                             "svc.py:11  svc.py::Client.connect#method\n")
+    assert result.stdout == ("svc.py::retry_connection#function 3 references\n"
+                             "other.py:1 (top level)\n"
+                             "other.py:4 other.py::connect#function\n"
+                             "svc.py:11 svc.py::Client.connect#method\n")
     data = json.loads(run("refs", "retry_connection", "--root", repo, "--json").stdout)
     assert data["definition"] == "svc.py::retry_connection#function"
     assert {"path": "other.py", "line": 4, "enclosing": "other.py::connect#function"} in data["references"]

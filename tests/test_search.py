@@ -14,7 +14,7 @@ def test_natural_language_question(repo):  # noqa: F811
     result = run("search", "where do we retry the failed connection", "--root", repo)
     assert ids(result)[0] == "svc.py::retry_connection#function"
     first = result.stdout.splitlines()[0]  # no score: the order is the rank
-    assert first == "svc.py::retry_connection#function  lines 15-17  def retry_connection(host, attempts=3):"
+    assert first == "svc.py::retry_connection#function lines 15-17 def retry_connection(host, attempts=3):"
 
 
 def test_filters_and_limit(repo):  # noqa: F811
