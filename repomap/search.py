@@ -6,7 +6,7 @@ text (comments above it and body), all lightly stemmed, so "where do we retry
 failed connections" finds `retry_connection`. A definition that covers more of
 the query's words gains more than one that repeats a few (coordination).
 
-A file's search documents are made when it is tagged (`file_terms`) and stored beside its
+A file's search documents are made when it is tagged (`terms.file_terms`) and stored beside its
 tags, so a query reads postings, not sources. `Postings` joins every file's into columns,
 with the rows in buckets by word, and is stored in a file of its own that a search maps into
 memory: it reads the rows of its own words, a few megabytes of a kernel's gigabyte. Files
@@ -16,33 +16,20 @@ so an edit costs one file's worth and BM25's figures stay those of a fresh build
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import math
-import re
 from array import array
-from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import chain
-from operator import mul
 from typing import Callable, Iterable
 
 import numpy as np
 
 from .graph import Definitions, packed, unpacked, within
-from .render import signature_text, source_lines
 from .tags import Tag
-from .weights import (B, CODE_NAME, CODE_USE, COORD, DATA, K1, LONG, NAME_WEIGHT, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, PROSE,
-                      QUALIFIED_NAME, SCOPE, SECONDARY_HIT, TITLE)
-from .words import code_names, compound_names, scope, terms, token_terms, tokens
-
-USED = "\1"  # before a name of several words a definition uses, as its search term (no word holds it)
-_COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
-            "word", "count")
-_CODES = ("B", "I", "I", "d", "Q", "Q", "I", "I", "H", "I", "I")  # their types, as array and numpy spell them
-BUCKETS = 1 << 16
-
+from .terms import CODES, COLUMNS, BUCKETS, USED, word_key
+from .weights import (B, CODE_NAME, CODE_USE, COORD, K1, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, QUALIFIED_NAME, SCOPE,
+                      SECONDARY_HIT, TITLE)
+from .words import code_names, scope, terms
 
 @dataclass(frozen=True)
 class Hit:
@@ -51,95 +38,10 @@ class Hit:
     signature: str
 
 
-@lru_cache(maxsize=1 << 20)
-def word_key(word: str) -> int:
-    """A word as a 64-bit number, the same in every process (postings keep no strings)."""
-    return _key(word)
-
-
-def _key(*parts: str) -> int:
-    """Parts joined by NULs, as a 64-bit hash."""
-    text = "\0".join(parts).encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
-
-
-def own_texts(defs: list[Tag], source: bytes) -> list[str]:
-    """Each definition's text without the definitions nested in it, so a class's words are
-    its own and not all of its methods'. `defs` are in source order."""
-    texts = []
-    for i, tag in enumerate(defs):
-        pieces, cursor = [], tag.head_byte if tag.head_byte >= 0 else tag.start_byte
-        for j in range(i + 1, len(defs)):  # not a slice: a copy per definition is quadratic
-            inner = defs[j]
-            if inner.start_byte >= tag.end_byte:
-                break
-            if inner.start_byte >= cursor and inner.end_byte <= tag.end_byte:
-                pieces.append(source[cursor:inner.start_byte])
-                cursor = inner.end_byte
-        pieces.append(source[cursor:tag.end_byte])
-        texts.append(b"".join(pieces).decode("utf-8", errors="replace"))
-    return texts
-
-
-def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
-    """What search needs of a file, computed when it is tagged: for each definition, its
-    signature, its place among the file's definitions, its weight (kind and length), the keys
-    its copies and overloads share, its words with their counts, and the names of several
-    words it uses, whole (as `USED` + name: Overlay._used). Definitions inside
-    function bodies count too: a fix is often to a closure (vue's `onLeave` inside
-    resolveTransitionProps), whose words are not its enclosing function's (own_texts).
-
-    Half of a kernel's tagging time is spent here, on three million mostly short
-    definitions: each body's tokens are counted first, so a repeated token is split into
-    sub-words once, and nothing is made twice per definition."""
-    place = rel.replace("/", " ")
-    columns = [array(code) for code in _CODES]
-    sig, sig_length, index, factor, copy_key, own_key, length, n_words, _, _, count = columns
-    keys: list[int] = []
-    lines = source_lines(source)
-    for i, (tag, own) in enumerate(zip(defs, own_texts(defs, source))):
-        name, qualname, kind, shown_text = tag.name, tag.qualname, tag.kind, signature_text(tag, lines)
-        body = Counter(tokens(own))
-        # Its name's words count NAME_WEIGHT times, then those of where it is and what it says.
-        words = Counter(chain.from_iterable(map(token_terms, tokens(
-            " ".join([*[name] * NAME_WEIGHT, qualname, place, shown_text, tag.doc])))))
-        words.update(chain.from_iterable(map(mul, map(token_terms, body), body.values())))
-        text = shown_text.encode("utf-8", "surrogatepass")
-        sig.frombytes(text)
-        sig_length.append(len(text))
-        index.append(i)
-        factor.append(_kind_factor(kind) / _length_penalty(tag))
-        # Copies: the same qualified name and kind with the same text (a generated or vendored
-        # copy of a file) or in the same file (overloads).
-        copy_key.append(_key(qualname, kind, own))
-        own_key.append(_key(rel, qualname, kind))
-        length.append(sum(words.values()))
-        # The names of several words it uses, whole: not words of its text (length), but rows
-        # (new keys: dict.update, as Counter.update would add them one by one).
-        dict.update(words, {USED + used: n for used, n in compound_names(body).items()})
-        n_words.append(len(words))
-        keys += map(word_key, words)
-        count.extend(words.values())
-    every = np.array(keys, dtype=np.uint64)
-    columns[_COLUMNS.index("bucket")] = (every & np.uint64(BUCKETS - 1)).astype(np.uint16)
-    columns[_COLUMNS.index("word")] = (every >> np.uint64(16)).astype(np.uint32)
-    return marshal.dumps(tuple(bytes(c) for c in columns))
-
-
 def _path_parts(path: str) -> list[str]:
     """A path's folders and its file name without the extension."""
     *folders, name = path.split("/")
     return [*folders, name.rsplit(".", 1)[0] if "." in name[1:] else name]
-
-
-def _kind_factor(kind: str) -> float:
-    return PROSE if kind == "section" else DATA if kind in ("constant", "module") else 1.0
-
-
-def _length_penalty(tag: Tag) -> float:
-    """1 up to LONG lines, then one more for each doubling: a 3,200-line class is worth a
-    sixth of its score, so the method that answers the query comes before it."""
-    return 1.0 + max(0.0, math.log2((tag.end_line - tag.line + 1) / LONG))
 
 
 class Postings:
@@ -174,16 +76,16 @@ class Postings:
         """Postings of `files`: (path, content hash, secondary, file_terms payload). With
         `linked`, a copy of one of its definitions joins that one's group."""
         paths, digests, secondary, per_file = [], [], [], array("q")
-        columns = {name: array(code) for name, code in zip(_COLUMNS, _CODES)}  # a file's payload is let go at once
+        columns = {name: array(code) for name, code in zip(COLUMNS, CODES)}  # a file's payload is let go at once
         for rel, digest, is_secondary, payload in files:
             paths.append(rel)
             digests.append(digest)
             secondary.append(is_secondary)
-            decoded = marshal.loads(payload) or (b"",) * len(_COLUMNS)
-            for name, data in zip(_COLUMNS, decoded):
+            decoded = marshal.loads(payload) or (b"",) * len(COLUMNS)
+            for name, data in zip(COLUMNS, decoded):
                 columns[name].frombytes(data)
             per_file.append(len(decoded[2]) // 4)
-        c = {name: np.frombuffer(columns.pop(name), dtype=code) for name, code in zip(_COLUMNS, _CODES)}
+        c = {name: np.frombuffer(columns.pop(name), dtype=code) for name, code in zip(COLUMNS, CODES)}
         n_docs = len(c["index"])
         doc_file = np.repeat(np.arange(len(paths), dtype=np.int32), np.frombuffer(per_file, dtype=np.int64))
         length = c.pop("length").astype(np.float64)

@@ -15,7 +15,6 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import sections
@@ -130,9 +129,8 @@ def _query_source(name: str) -> str:
 
 
 def prepare(languages: set[str]) -> None:
-    """Load tree-sitter and compile these languages' queries before worker processes are
-    forked: each then starts with them, instead of spending its first file's time limit on
-    them."""
+    """Load tree-sitter and compile these languages' queries: a worker's setup, done before
+    its first file, so that file's time limit is not spent on them."""
     for language in languages:
         if language == "rst":
             _rst_parser()
