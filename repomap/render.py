@@ -169,6 +169,8 @@ def _symbol(tag: Tag, lines: list[str]) -> dict:
 def signature_text(tag: Tag, lines: list[str]) -> str:
     """A definition's signature lines (of its file's source_lines), stripped and joined by newlines."""
     last = min(tag.sig_end_line, len(lines))
+    if last == tag.line:  # most are one line: no generator (file_terms takes one per definition)
+        return _clip(lines[last - 1]).strip()
     return "\n".join(_clip(lines[n - 1]).strip() for n in range(tag.line, last + 1))
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from .tags import is_document
 
@@ -43,7 +43,7 @@ def stem(word: str) -> str:
 # queries find most of them here.
 @lru_cache(maxsize=1 << 18)
 def stemmed_subwords(identifier: str) -> tuple[str, ...]:
-    return tuple(stem(p) for p in subwords(identifier))
+    return tuple(map(stem, subwords(identifier)))
 
 
 def tokens(text: str) -> list[str]:
@@ -65,9 +65,9 @@ def terms(text: str) -> list[str]:
     return list(chain.from_iterable(map(token_terms, _WORD.findall(text))))
 
 
-@lru_cache(maxsize=65536)
 def subwords(identifier: str) -> tuple[str, ...]:
-    """Lower-case parts of an identifier split at snake_case and camelCase boundaries."""
+    """Lower-case parts of an identifier split at snake_case and camelCase boundaries (not
+    cached: stemmed_subwords, its one caller, is)."""
     parts = []
     for chunk in identifier.split("_"):
         # A chunk of letters in one case is one part (most of C's names): no regex for it.
@@ -204,17 +204,16 @@ def code_names(text: str) -> dict[str, set[str]]:
     for owner, name in _QUALIFIED.findall(text):
         if len(name) > 2 and (_CODE_WORD.search(owner) or _CODE_WORD.search(name) or owner[:1].isupper()):
             found.setdefault(name, set()).add(owner)
-    for word in [*compound_names(Counter(tokens(text))), *_WORD.findall(" ".join(_TICKED.findall(text)))]:
+    for word in [*compound_names(dict.fromkeys(tokens(text))), *_WORD.findall(" ".join(_TICKED.findall(text)))]:
         if len(word) > 2:
             found.setdefault(word, set()).add("")
     return found
 
 
-def compound_names(found: Counter) -> dict[str, int]:
-    """The identifiers of several words (an underscore or an inner capital) among a text's
-    counted tokens, with their counts: what a task writes as code is one of them, and the
-    code that uses it names it whole."""
-    return {name: n for name, n in found.items() if _CODE_WORD.search(name)}
+def compound_names(names: Iterable[str]) -> list[str]:
+    """The identifiers of several words (an underscore or an inner capital) among `names`:
+    what a task writes as code is one of them, and the code that uses it names it whole."""
+    return [name for name in names if _CODE_WORD.search(name)]
 
 
 def mentions(text: str, names: Names) -> Mentions:
