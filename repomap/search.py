@@ -26,7 +26,7 @@ import numpy as np
 
 from .graph import Definitions, packed, unpacked, within
 from .tags import Tag
-from .terms import CODES, COLUMNS, BUCKETS, USED, word_key
+from .terms import BUCKETS, CODES, COLUMNS, USED, word_key
 from .weights import (B, CODE_NAME, CODE_USE, COORD, K1, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, QUALIFIED_NAME, SCOPE,
                       SECONDARY_HIT, TITLE)
 from .words import code_names, scope, terms
