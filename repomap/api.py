@@ -522,9 +522,9 @@ class RepoMap:
         """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit."""
         from . import workers
 
-        setup = functools.partial(tags.prepare, {tags.language_for(rel) for rel in rels} - {None})
+        tags.prepare({tags.language_for(rel) for rel in rels} - {None})
         jobs = [(str(self.root / rel), rel, self.indexer.max_file_size) for rel in rels]
-        for job, answer in workers.run(_parse_job, jobs, self.indexer.parse_timeout, os.cpu_count() or 1, setup):
+        for job, answer in workers.run(_parse_job, jobs, self.indexer.parse_timeout, os.cpu_count() or 1):
             yield job[1], answer.reason if isinstance(answer, workers.Failed) else answer
 
     def _relative(self, path: str | os.PathLike) -> str | None:

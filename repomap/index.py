@@ -10,7 +10,6 @@ import sys
 import time
 from array import array
 from dataclasses import dataclass, field, fields
-from functools import partial
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
@@ -262,8 +261,9 @@ class Indexer:
         (touched, or changed and changed back) is answered here, without tree-sitter or a
         worker: starting them made a touched file's warm map of Django 0.45 s instead of 0.28.
         The others go to workers, which read, hash and parse, so no file's bytes wait in this
-        process. Each loads its parsers before its first job, not under a job's time limit,
-        while this process goes on with `meanwhile`."""
+        process; what they need is loaded before they fork, not under a job's time limit (and a
+        broken query warns once, here, not once per worker). Meanwhile this process goes on
+        with `meanwhile`."""
         rest = []
         for job in jobs:
             path, _, _, _, stored_hash = job
@@ -276,10 +276,10 @@ class Indexer:
             else:
                 rest.append(job)
         if rest:
-            from . import workers
+            from . import terms, workers  # noqa: F401  (terms: for _tag_job)
 
-            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1,
-                                   partial(_prepare, {job[2] for job in rest}), meanwhile)
+            tags.prepare({job[2] for job in rest})
+            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1, meanwhile)
 
     def _job(self, rel: str, stored: bool = True) -> tuple:
         row = self._stored.get(rel) if stored else None
@@ -337,13 +337,6 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
         return _tag(job)
     finally:
         gc.enable()
-
-
-def _prepare(languages: set[str]) -> None:
-    """A tagging worker's setup: the parsers and queries of its files' languages, and file_terms."""
-    from . import terms  # noqa: F401
-
-    tags.prepare(languages)
 
 
 def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:

@@ -129,8 +129,9 @@ def _query_source(name: str) -> str:
 
 
 def prepare(languages: set[str]) -> None:
-    """Load tree-sitter and compile these languages' queries: a worker's setup, done before
-    its first file, so that file's time limit is not spent on them."""
+    """Load tree-sitter and compile these languages' queries before worker processes are
+    forked: each then starts with them, instead of spending its first file's time limit on
+    them, and a broken query warns once."""
     for language in languages:
         if language == "rst":
             _rst_parser()

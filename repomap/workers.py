@@ -43,14 +43,13 @@ class _Worker:
     pending: deque = field(default_factory=deque)
 
 
-def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Callable[[], None] | None = None,
+def run(work: Callable, jobs: Iterable, limit: float, processes: int,
         meanwhile: Callable[[], None] | None = None) -> Iterator[tuple[object, object]]:
     """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds.
-    Each worker calls `setup` before its first job, outside the time limit (loading a parser);
-    this process calls `meanwhile` once the workers have their jobs (its own next steps' imports)."""
+    This process calls `meanwhile` once the workers have their jobs (its own next steps' imports)."""
     todo = deque(jobs)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    start = partial(_start, context, work, setup)
+    start = partial(_start, context, work)
     workers: list[_Worker] = []
     try:
         workers = [start() for _ in range(max(1, min(processes, -(-len(todo) // CHUNK))))]
@@ -94,9 +93,9 @@ def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers
         _hand_out(worker, todo)
 
 
-def _start(context, work: Callable, setup: Callable[[], None] | None) -> _Worker:
+def _start(context, work: Callable) -> _Worker:
     mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, work, setup, mine, os.getpid()), daemon=True)
+    process = context.Process(target=_serve, args=(theirs, work, mine, os.getpid()), daemon=True)
     process.start()
     theirs.close()
     return _Worker(process, mine)
@@ -125,8 +124,7 @@ def _stop(worker: _Worker) -> None:
     worker.conn.close()
 
 
-def _serve(conn: Connection, work: Callable, setup: Callable[[], None] | None, parents_end: Connection,
-           parent: int) -> None:
+def _serve(conn: Connection, work: Callable, parents_end: Connection, parent: int) -> None:
     """A worker's loop: answer each job of each chunk as it finishes, until the parent closes
     the pipe or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -134,8 +132,6 @@ def _serve(conn: Connection, work: Callable, setup: Callable[[], None] | None, p
     # when the parent does, however it dies. On Linux the kernel also kills us with it.
     parents_end.close()
     _die_with(parent)
-    if setup is not None:
-        setup()
     _limit_memory()
     conn.send(None)
     while True:

@@ -71,6 +71,21 @@ def test_broken_query_leaves_other_languages_working(monkeypatch, capsys):
         tags._compiled.cache_clear()
 
 
+def test_a_broken_query_warns_once_however_many_workers_tag(monkeypatch, capfd, tmp_path):
+    from repomap import RepoMap
+
+    for i in range(80):  # more than one worker's chunk
+        (tmp_path / f"f{i}.go").write_text(f"package a\nfunc F{i}() {{}}\n")
+    real = tags._query_source
+    monkeypatch.setattr(tags, "_query_source", lambda name: "(((" if name == "go" else real(name))
+    tags._compiled.cache_clear()
+    try:
+        RepoMap(tmp_path, use_cache=False, settings=False).build()
+        assert capfd.readouterr().err.count("no tags for go") == 1
+    finally:
+        tags._compiled.cache_clear()
+
+
 def test_every_kind_a_query_captures_is_a_known_kind():
     import re
 
