@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 from . import cache, discover, tags
 from .config import DEFAULTS
@@ -126,11 +126,9 @@ class Indexer:
             stamps[rel] = (info.st_size, _changed(info))
         return stamps
 
-    def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
-                meanwhile: Callable[[], None] | None = None) -> dict[str, FileInfo]:
+    def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> dict[str, FileInfo]:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`.
-        Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case).
-        `meanwhile` is the caller's next step, run while workers tag changed files (if any)."""
+        Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case)."""
         if self._last is not None and self._last[0] == stamps:
             self.changed = 0
             for note in self._last[2]:
@@ -144,7 +142,7 @@ class Indexer:
         self._load({rel for rel, stamp in stamps.items() if self._stale(rel, stamp)
                     and self._stored.get(rel, ())[:2] == stamp})
         todo = {rel: stamp for rel, stamp in stamps.items() if self._stale(rel, stamp)}
-        self._update(todo, meanwhile)
+        self._update(todo)
         self.changed = len(todo)
         self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
         out, notes = {}, []
@@ -220,7 +218,7 @@ class Indexer:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
-    def _update(self, stamps: dict[str, tuple[int, int]], meanwhile: Callable[[], None] | None = None) -> None:
+    def _update(self, stamps: dict[str, tuple[int, int]]) -> None:
         """Re-tag changed files; a file whose content hash is stored is only re-stamped."""
         if not stamps:
             return
@@ -229,7 +227,7 @@ class Indexer:
         rows = []
         while jobs:
             retry = []
-            for job, answer in self._tagged(jobs, meanwhile):
+            for job, answer in self._tagged(jobs):
                 rel = job[1]
                 if isinstance(answer, tuple):
                     digest, payload, terms = answer
@@ -252,18 +250,17 @@ class Indexer:
                 if len(rows) >= SAVE_EVERY:
                     self.store.save(rows, [])
                     rows = []
-            jobs, meanwhile = retry, None
+            jobs = retry
         progress.close()
         self.store.save(rows, [])
 
-    def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None) -> Iterator[tuple[tuple, object]]:
+    def _tagged(self, jobs: list[tuple]) -> Iterator[tuple[tuple, object]]:
         """(job, _tag_job's answer or workers.Failed) per job. A file whose bytes hash as stored
         (touched, or changed and changed back) is answered here, without tree-sitter or a
         worker: starting them made a touched file's warm map of Django 0.45 s instead of 0.28.
         The others go to workers, which read, hash and parse, so no file's bytes wait in this
         process; what they need is loaded before they fork, not under a job's time limit (and a
-        broken query warns once, here, not once per worker). Meanwhile this process goes on
-        with `meanwhile`."""
+        broken query warns once, here, not once per worker)."""
         rest = []
         for job in jobs:
             path, _, _, _, stored_hash = job
@@ -279,7 +276,7 @@ class Indexer:
             from . import terms, workers  # noqa: F401  (terms: for _tag_job)
 
             tags.prepare({job[2] for job in rest})
-            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1, meanwhile)
+            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1)
 
     def _job(self, rel: str, stored: bool = True) -> tuple:
         row = self._stored.get(rel) if stored else None

@@ -13,7 +13,6 @@ import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from functools import partial
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterable, Iterator
 
@@ -43,44 +42,39 @@ class _Worker:
     pending: deque = field(default_factory=deque)
 
 
-def run(work: Callable, jobs: Iterable, limit: float, processes: int,
-        meanwhile: Callable[[], None] | None = None) -> Iterator[tuple[object, object]]:
-    """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds.
-    This process calls `meanwhile` once the workers have their jobs (its own next steps' imports)."""
+def run(work: Callable, jobs: Iterable, limit: float, processes: int) -> Iterator[tuple[object, object]]:
+    """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds."""
     todo = deque(jobs)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    start = partial(_start, context, work)
     workers: list[_Worker] = []
     try:
-        workers = [start() for _ in range(max(1, min(processes, -(-len(todo) // CHUNK))))]
+        workers = [_start(context, work) for _ in range(max(1, min(processes, -(-len(todo) // CHUNK))))]
         for worker in workers:
             _hand_out(worker, todo)
-        if meanwhile is not None:
-            meanwhile()
         while any(w.pending for w in workers):
             busy = [w for w in workers if w.pending]
             waiting = [w.since + limit - time.monotonic() for w in busy if w.ready]
             ready = wait([w.conn for w in busy], timeout=max(0.0, min(waiting, default=limit)))
             for worker in busy:
                 if worker.conn in ready:
-                    yield from _receive(worker, todo, start, workers)
+                    yield from _receive(worker, todo, context, work, workers)
                 elif worker.ready and time.monotonic() - worker.since > limit:
                     job = worker.pending.popleft()
-                    _replace(worker, todo, start, workers)
+                    _replace(worker, todo, context, work, workers)
                     yield job, Failed(f"took over {limit:g} s to tag (skipped)", timed_out=True)
     finally:
         for worker in workers:
             _stop(worker)
 
 
-def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker]):
+def _receive(worker: _Worker, todo: deque, context, work: Callable, workers: list[_Worker]):
     try:
         answer = worker.conn.recv()
     except (EOFError, OSError):  # the process died: its current job killed it
         if not worker.ready:
             raise RuntimeError("a worker process died as it started") from None
         job = worker.pending.popleft()
-        _replace(worker, todo, start, workers)
+        _replace(worker, todo, context, work, workers)
         yield job, Failed("crashed the parser (skipped)")
         return
     worker.since = time.monotonic()
@@ -108,11 +102,11 @@ def _hand_out(worker: _Worker, todo: deque) -> None:
         worker.conn.send(chunk)
 
 
-def _replace(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker]) -> None:
+def _replace(worker: _Worker, todo: deque, context, work: Callable, workers: list[_Worker]) -> None:
     """Kill a worker, put its unstarted jobs back first in line and start a fresh one."""
     _stop(worker)
     todo.extendleft(reversed(worker.pending))
-    fresh = start()
+    fresh = _start(context, work)
     workers[workers.index(worker)] = fresh
     _hand_out(fresh, todo)
 

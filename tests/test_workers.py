@@ -33,14 +33,6 @@ def test_failures_are_reported_and_the_other_jobs_finish():
     assert results == {f"ok{i}": f"OK{i}" for i in range(100)}
 
 
-def test_the_parent_goes_on_meanwhile_once_the_workers_have_their_jobs():
-    meanwhile = []
-    results = dict(workers.run(job, ["a", "b"], limit=1.0, processes=2,
-                               meanwhile=lambda: meanwhile.append(os.getpid())))
-    assert results == {"a": "A", "b": "B"}
-    assert meanwhile == [os.getpid()]  # once, here
-
-
 def slow_tree(path):
     """Two small files and one that takes about a second to tag."""
     (path / "small.py").write_text("def small():\n    return 1\n")
