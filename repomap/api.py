@@ -207,7 +207,7 @@ class RepoMap:
                    self.ignore, previous_order]
         if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
             return saved  # nothing changed: not even the index is read
-        scan = self._scan(stamps, tally)
+        scan = self._scan(stamps, tally, self._load_rendering)
         if reuse and (saved := self._stored_map(scan.state, request)):
             return saved  # only touched files: the index is read, nothing is ranked
         from . import render
@@ -234,6 +234,13 @@ class RepoMap:
             for state in {self.indexer.state(stamps), scan.state}:
                 self.indexer.store.save_blob(_answer_key("map", state, request), json.dumps(saved).encode())
         return MapResult(text, used, order, ranked, scan.notes, shown_files, tally.ignored)
+
+    def _load_rendering(self) -> None:
+        """What ranking and rendering a map load (numpy, jinja2, the template), loaded while
+        workers tag the files changed since the last map."""
+        from . import graph, render  # noqa: F401
+
+        render.load_template(self.fmt, self.template)
 
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""
@@ -410,8 +417,9 @@ class RepoMap:
             candidates = sorted({self._relative(p) for p in [*extra, *other_files]} - {None})
         return self.indexer.stamps([c for c in candidates if self._wanted(c)], tally)
 
-    def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> Scan:
-        infos = self.indexer.refresh(stamps, tally)
+    def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
+              meanwhile: Callable[[], None] | None = None) -> Scan:
+        infos = self.indexer.refresh(stamps, tally, meanwhile)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
             self._states = (infos, self.indexer.content_state(list(stamps)), self.indexer.links_state(infos))
         return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])
@@ -514,9 +522,9 @@ class RepoMap:
         """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit."""
         from . import workers
 
-        tags.prepare({tags.language_for(rel) for rel in rels} - {None})
+        setup = functools.partial(tags.prepare, {tags.language_for(rel) for rel in rels} - {None})
         jobs = [(str(self.root / rel), rel, self.indexer.max_file_size) for rel in rels]
-        for job, answer in workers.run(_parse_job, jobs, self.indexer.parse_timeout, os.cpu_count() or 1):
+        for job, answer in workers.run(_parse_job, jobs, self.indexer.parse_timeout, os.cpu_count() or 1, setup):
             yield job[1], answer.reason if isinstance(answer, workers.Failed) else answer
 
     def _relative(self, path: str | os.PathLike) -> str | None:

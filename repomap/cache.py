@@ -18,11 +18,11 @@ import json
 import mmap
 import os
 import sqlite3
-import sys
 import threading
 import time
 from pathlib import Path
 
+from .errors import warn
 from .resources import resource_dir
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -122,7 +122,7 @@ class Store:
         except sqlite3.DatabaseError as exc:
             self._failed(exc, "cannot use the cache at {path} ({exc}); working without it")
         except OSError as exc:
-            _warn(f"cannot use the cache at {folder} ({exc.strerror or exc}); working without it")
+            warn(f"cannot use the cache at {folder} ({exc.strerror or exc}); working without it")
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
@@ -148,14 +148,14 @@ class Store:
         if getattr(exc, "sqlite_errorcode", None) in DAMAGED:
             self._move_aside()
             return
-        _warn(message.format(path=self.path, exc=exc))
+        warn(message.format(path=self.path, exc=exc))
         if disable:
             self.db = None
 
     def _move_aside(self) -> None:
         """Keep one copy of the damaged file (for a bug report) and start a new one."""
         aside = self.path.with_name(self.path.name + ".corrupt")
-        _warn(f"the cache {self.path} was damaged; moved it to {aside.name} and rebuilding "
+        warn(f"the cache {self.path} was damaged; moved it to {aside.name} and rebuilding "
               f"(delete {aside} unless you report the damage)")
         try:
             if self.db is not None:
@@ -167,7 +167,7 @@ class Store:
                 Path(str(self.path) + suffix).unlink(missing_ok=True)
             self.db = self._open()
         except (OSError, sqlite3.DatabaseError) as exc:
-            _warn(f"cannot rebuild the cache ({exc}); working without it")
+            warn(f"cannot rebuild the cache ({exc}); working without it")
             self.db = None
 
     def load(self) -> dict[str, tuple[int, int, str, bytes, str]]:
@@ -250,7 +250,7 @@ class Store:
             os.replace(temporary, path)
         except OSError as exc:
             temporary.unlink(missing_ok=True)
-            _warn(f"could not store the {kind} in {path.parent} ({exc.strerror or exc})")
+            warn(f"could not store the {kind} in {path.parent} ({exc.strerror or exc})")
 
     def arrays(self, kind: str, key: str = "") -> dict | None:
         """Arrays stored by save_arrays by this code from `key`, memory-mapped; None if there
@@ -332,14 +332,5 @@ def _unsealed(stored: bytes) -> bytes | None:
     held is made again."""
     if isinstance(stored, bytes) and hashlib.blake2b(stored[SEAL:], digest_size=SEAL).digest() == stored[:SEAL]:
         return stored[SEAL:]
-    _warn("damaged rows in the cache were dropped and are made again")
+    warn("damaged rows in the cache were dropped and are made again")
     return None
-
-
-_warned: set[str] = set()
-
-
-def _warn(message: str) -> None:
-    if message not in _warned:
-        _warned.add(message)
-        print(f"repomap: warning: {message}", file=sys.stderr)

@@ -6,12 +6,15 @@ gives it and prints itself as the CLI shows it:
     ├── Refused       a path or ID that points outside the repository (exit 2)
     └── NotFound      no such definition, or more than one; `candidates` are IDs to try (exit 1)
 
-Anything else is a bug in repomap: the CLI says "internal error" and exits 1.
+Anything else is a bug in repomap: the CLI says "internal error" and exits 1. What repomap
+works around (a damaged cache, a broken query) is a warning: `warn` prints it once.
 """
 
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 
 WIDTH = 300  # characters of a message at most: a 10,000-character path must not fill the screen
@@ -54,3 +57,28 @@ class NotFound(RepoMapError):
         print(f"repomap: {self}", file=sys.stderr)
         for candidate in self.candidates:
             print(f"  {candidate}", file=sys.stderr)
+
+
+_warned: set[str] = set()
+_held: list[str] | None = None
+
+
+def warn(message: str) -> None:
+    """One line on stderr, once per process: in a worker's setup, held for its parent (`held`)."""
+    if _held is not None:
+        _held.append(message)
+    elif message not in _warned:
+        _warned.add(message)
+        print(f"repomap: warning: {message}", file=sys.stderr)
+
+
+@contextmanager
+def held() -> Iterator[list[str]]:
+    """The warnings given inside, kept for the caller to pass on instead of printed: each
+    worker loads the same parsers, and a broken query must warn once, not once per worker."""
+    global _held
+    _held = []
+    try:
+        yield _held
+    finally:
+        _held = None

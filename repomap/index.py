@@ -10,10 +10,11 @@ import sys
 import time
 from array import array
 from dataclasses import dataclass, field, fields
+from functools import partial
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from . import cache, discover, tags
 from .config import DEFAULTS
@@ -126,9 +127,11 @@ class Indexer:
             stamps[rel] = (info.st_size, _changed(info))
         return stamps
 
-    def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally) -> dict[str, FileInfo]:
+    def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
+                meanwhile: Callable[[], None] | None = None) -> dict[str, FileInfo]:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`.
-        Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case)."""
+        Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case).
+        `meanwhile` is the caller's next step, run while workers tag changed files (if any)."""
         if self._last is not None and self._last[0] == stamps:
             self.changed = 0
             for note in self._last[2]:
@@ -142,7 +145,7 @@ class Indexer:
         self._load({rel for rel, stamp in stamps.items() if self._stale(rel, stamp)
                     and self._stored.get(rel, ())[:2] == stamp})
         todo = {rel: stamp for rel, stamp in stamps.items() if self._stale(rel, stamp)}
-        self._update(todo)
+        self._update(todo, meanwhile)
         self.changed = len(todo)
         self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
         out, notes = {}, []
@@ -218,7 +221,7 @@ class Indexer:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
-    def _update(self, stamps: dict[str, tuple[int, int]]) -> None:
+    def _update(self, stamps: dict[str, tuple[int, int]], meanwhile: Callable[[], None] | None = None) -> None:
         """Re-tag changed files; a file whose content hash is stored is only re-stamped."""
         if not stamps:
             return
@@ -227,7 +230,7 @@ class Indexer:
         rows = []
         while jobs:
             retry = []
-            for job, answer in self._tagged(jobs):
+            for job, answer in self._tagged(jobs, meanwhile):
                 rel = job[1]
                 if isinstance(answer, tuple):
                     digest, payload, terms = answer
@@ -250,17 +253,17 @@ class Indexer:
                 if len(rows) >= SAVE_EVERY:
                     self.store.save(rows, [])
                     rows = []
-            jobs = retry
+            jobs, meanwhile = retry, None
         progress.close()
         self.store.save(rows, [])
 
-    def _tagged(self, jobs: list[tuple]) -> Iterator[tuple[tuple, object]]:
+    def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None) -> Iterator[tuple[tuple, object]]:
         """(job, _tag_job's answer or workers.Failed) per job. A file whose bytes hash as stored
         (touched, or changed and changed back) is answered here, without tree-sitter or a
         worker: starting them made a touched file's warm map of Django 0.45 s instead of 0.28.
         The others go to workers, which read, hash and parse, so no file's bytes wait in this
-        process; what they need is loaded before they fork, not under a job's time limit (and a
-        broken query warns once, here, not once per worker)."""
+        process. Each loads its parsers before its first job, not under a job's time limit
+        (a broken query's warning comes here, once), while this process goes on with `meanwhile`."""
         rest = []
         for job in jobs:
             path, _, _, _, stored_hash = job
@@ -273,10 +276,10 @@ class Indexer:
             else:
                 rest.append(job)
         if rest:
-            from . import terms, workers  # noqa: F401  (terms: for _tag_job)
+            from . import workers
 
-            tags.prepare({job[2] for job in rest})
-            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1)
+            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1,
+                                   partial(_prepare, {job[2] for job in rest}), meanwhile)
 
     def _job(self, rel: str, stored: bool = True) -> tuple:
         row = self._stored.get(rel) if stored else None
@@ -334,6 +337,13 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
         return _tag(job)
     finally:
         gc.enable()
+
+
+def _prepare(languages: set[str]) -> None:
+    """A tagging worker's setup: the parsers and queries of its files' languages, and file_terms."""
+    from . import terms  # noqa: F401
+
+    tags.prepare(languages)
 
 
 def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:

@@ -12,12 +12,12 @@ once per pattern, not per match.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from . import sections
+from .errors import warn
 from .resources import resource_dir
 
 if TYPE_CHECKING:  # tree-sitter is imported by what parses: a stored map needs no grammar
@@ -129,9 +129,8 @@ def _query_source(name: str) -> str:
 
 
 def prepare(languages: set[str]) -> None:
-    """Load tree-sitter and compile these languages' queries before worker processes are
-    forked: each then starts with them, instead of spending its first file's time limit on
-    them, and a broken query warns once."""
+    """Load tree-sitter and compile these languages' queries: a worker's setup, done before
+    its first file, so that file's time limit is not spent on them."""
     for language in languages:
         if language == "rst":
             _rst_parser()
@@ -150,7 +149,7 @@ def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
         lang = get_language(language)
         query = Query(lang, _query_source(QUERY_ALIASES.get(language, language)))
     except Exception as exc:  # a broken query must not break the other languages
-        print(f"repomap: warning: no tags for {language}: {exc}", file=sys.stderr)
+        warn(f"no tags for {language}: {exc}")
         return None
     return Parser(lang), query, {}
 

@@ -13,8 +13,11 @@ import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from functools import partial
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterable, Iterator
+
+from .errors import held, warn
 
 try:
     import resource
@@ -42,44 +45,53 @@ class _Worker:
     pending: deque = field(default_factory=deque)
 
 
-def run(work: Callable, jobs: Iterable, limit: float, processes: int) -> Iterator[tuple[object, object]]:
-    """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds."""
+def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Callable[[], None] | None = None,
+        meanwhile: Callable[[], None] | None = None) -> Iterator[tuple[object, object]]:
+    """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds.
+    Each worker calls `setup` before its first job, outside the time limit (loading a parser),
+    and its warnings are given here, once; this process calls `meanwhile` once the workers have
+    their jobs (its own next steps' imports)."""
     todo = deque(jobs)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    start = partial(_start, context, work, setup)
     workers: list[_Worker] = []
     try:
-        workers = [_start(context, work) for _ in range(max(1, min(processes, -(-len(todo) // CHUNK))))]
+        workers = [start() for _ in range(max(1, min(processes, -(-len(todo) // CHUNK))))]
         for worker in workers:
             _hand_out(worker, todo)
+        if meanwhile is not None:
+            meanwhile()
         while any(w.pending for w in workers):
             busy = [w for w in workers if w.pending]
             waiting = [w.since + limit - time.monotonic() for w in busy if w.ready]
             ready = wait([w.conn for w in busy], timeout=max(0.0, min(waiting, default=limit)))
             for worker in busy:
                 if worker.conn in ready:
-                    yield from _receive(worker, todo, context, work, workers)
+                    yield from _receive(worker, todo, start, workers)
                 elif worker.ready and time.monotonic() - worker.since > limit:
                     job = worker.pending.popleft()
-                    _replace(worker, todo, context, work, workers)
+                    _replace(worker, todo, start, workers)
                     yield job, Failed(f"took over {limit:g} s to tag (skipped)", timed_out=True)
     finally:
         for worker in workers:
             _stop(worker)
 
 
-def _receive(worker: _Worker, todo: deque, context, work: Callable, workers: list[_Worker]):
+def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker]):
     try:
         answer = worker.conn.recv()
     except (EOFError, OSError):  # the process died: its current job killed it
         if not worker.ready:
             raise RuntimeError("a worker process died as it started") from None
         job = worker.pending.popleft()
-        _replace(worker, todo, context, work, workers)
+        _replace(worker, todo, start, workers)
         yield job, Failed("crashed the parser (skipped)")
         return
     worker.since = time.monotonic()
     if not worker.ready:
         worker.ready = True
+        for message in answer:  # what setup warned of
+            warn(message)
         return
     ok, result = answer
     yield worker.pending.popleft(), result if ok else Failed(f"failed to tag: {result} (skipped)")
@@ -87,9 +99,9 @@ def _receive(worker: _Worker, todo: deque, context, work: Callable, workers: lis
         _hand_out(worker, todo)
 
 
-def _start(context, work: Callable) -> _Worker:
+def _start(context, work: Callable, setup: Callable[[], None] | None) -> _Worker:
     mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, work, mine, os.getpid()), daemon=True)
+    process = context.Process(target=_serve, args=(theirs, work, setup, mine, os.getpid()), daemon=True)
     process.start()
     theirs.close()
     return _Worker(process, mine)
@@ -102,11 +114,11 @@ def _hand_out(worker: _Worker, todo: deque) -> None:
         worker.conn.send(chunk)
 
 
-def _replace(worker: _Worker, todo: deque, context, work: Callable, workers: list[_Worker]) -> None:
+def _replace(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker]) -> None:
     """Kill a worker, put its unstarted jobs back first in line and start a fresh one."""
     _stop(worker)
     todo.extendleft(reversed(worker.pending))
-    fresh = _start(context, work)
+    fresh = start()
     workers[workers.index(worker)] = fresh
     _hand_out(fresh, todo)
 
@@ -118,7 +130,8 @@ def _stop(worker: _Worker) -> None:
     worker.conn.close()
 
 
-def _serve(conn: Connection, work: Callable, parents_end: Connection, parent: int) -> None:
+def _serve(conn: Connection, work: Callable, setup: Callable[[], None] | None, parents_end: Connection,
+           parent: int) -> None:
     """A worker's loop: answer each job of each chunk as it finishes, until the parent closes
     the pipe or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -126,8 +139,11 @@ def _serve(conn: Connection, work: Callable, parents_end: Connection, parent: in
     # when the parent does, however it dies. On Linux the kernel also kills us with it.
     parents_end.close()
     _die_with(parent)
+    with held() as warnings:
+        if setup is not None:
+            setup()
     _limit_memory()
-    conn.send(None)
+    conn.send(warnings)
     while True:
         try:
             chunk = conn.recv()

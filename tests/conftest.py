@@ -22,6 +22,14 @@ def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=full_env, timeout=120)
 
 
+@pytest.fixture(autouse=True)
+def fresh_warnings():
+    """Each test warns as a fresh process would: `errors.warn` prints a message once per process."""
+    from repomap import errors
+
+    errors._warned.clear()
+
+
 @pytest.fixture
 def shop(tmp_path) -> Path:
     """A copy of the small multi-language fixture repository, outside any git work tree."""

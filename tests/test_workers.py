@@ -6,7 +6,7 @@ import signal
 import time
 
 from conftest import run
-from repomap import workers
+from repomap import errors, workers
 
 
 def job(name: str) -> str:
@@ -31,6 +31,31 @@ def test_failures_are_reported_and_the_other_jobs_finish():
     assert results.pop("raise") == workers.Failed("failed to tag: ValueError: bad input (skipped)")
     assert results.pop("explode").reason.startswith("failed to tag: MemoryError")
     assert results == {f"ok{i}": f"OK{i}" for i in range(100)}
+
+
+LOADED = []
+
+
+def load_slowly() -> None:
+    time.sleep(1.5)  # longer than the jobs' limit below
+    LOADED.append(os.getpid())
+    errors.warn("setup warns")
+
+
+def loaded(name: str) -> str:
+    return f"{name} after setup in {LOADED}"
+
+
+def test_setup_runs_in_each_worker_outside_the_time_limit_and_the_parent_goes_on_meanwhile(capfd):
+    meanwhile = []
+    results = dict(workers.run(loaded, ["a", "b"], limit=1.0, processes=2, setup=load_slowly,
+                               meanwhile=lambda: meanwhile.append(os.getpid())))
+    assert set(results) == {"a", "b"}
+    for value in results.values():  # done in the worker that ran the job, before it, not timed out
+        assert isinstance(value, str) and value.startswith(("a after setup in [", "b after setup in ["))
+        assert str(os.getpid()) not in value
+    assert LOADED == [] and meanwhile == [os.getpid()]  # once, here
+    assert capfd.readouterr().err == "repomap: warning: setup warns\n"  # here, once for both workers
 
 
 def slow_tree(path):
