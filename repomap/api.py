@@ -170,6 +170,10 @@ class RepoMap:
         self._states: tuple[dict | None, str, str] = (None, "", "")  # the last scan's infos and their digests
         self._lock = threading.RLock()
 
+    def close(self) -> None:
+        """Close the cache file; answers after it are made without the cache."""
+        self.indexer.store.close()
+
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
                      mentioned_fnames: Iterable[str] = (), mentioned_idents: Iterable[str] = (),
                      max_tokens: int | None = None) -> str:

@@ -124,6 +124,13 @@ class Store:
         except OSError as exc:
             warn(f"cannot use the cache at {folder} ({exc.strerror or exc}); working without it")
 
+    def close(self) -> None:
+        """Close the file (SQLite folds its write-ahead log back in); the store works on, disabled."""
+        with self._lock:
+            if self.db is not None:
+                self.db.close()
+                self.db = None
+
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
         for attempt in range(50):  # switching to WAL does not wait for a busy database by itself

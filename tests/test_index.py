@@ -106,6 +106,12 @@ def test_two_processes_at_once(tmp_path):
     assert index(repo, cache_dir).startswith("300 files (0 read again), 6000 symbols")
 
 
+def test_a_command_closes_the_cache_as_it_exits(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    run("map", tree, "--cache-dir", cache_dir)
+    assert [p for p in cache_dir.iterdir() if p.name.endswith(("-wal", "-shm"))] == []  # SQLite's, while it is open
+
+
 def test_corrupt_index_is_moved_aside_and_rebuilt(tree, tmp_path):
     cache_dir = tmp_path / "cache"
     index(tree, cache_dir)
