@@ -159,7 +159,12 @@ QUALIFIED_NAME = 2.0
 CODE_USE = 1.0
 # Lines after which a definition ranks lower, one step per doubling, since retrieving it
 # costs more: dev set S@5 0.612 at 90, 0.608 at 100, 0.602 at 110; bench/token_efficiency.py
-# fastapi 0.115.12 856 tokens a query at 100, 1,046 at 120 (bf32911).
+# fastapi 0.115.12 856 tokens a query at 100, 1,046 at 120 (bf32911). Remeasured at 27fe779:
+# the token benchmark no longer moves (836 a query at 100 and at 160), and the large set's
+# changed definitions are longer (median 50 lines, a quarter over 116; small set 20): large
+# S@5 0.471 at 100, 0.497 at 130, 0.492 at 160 (R@1 0.460, 0.460, 0.481). But small-set
+# repositories fell by more than 0.02: at 130 fd S@5 0.604 -> 0.561 and jinja R@10 0.947 ->
+# 0.907; at 160 jinja S@5 0.531 -> 0.505 and R@10 0.947 -> 0.907.
 LONG = 100
 # Coordination: a definition covering more of the query's words (by rarity) gains; what makes
 # a long task text work. Dev set S@5 0.596 at 1.0, 0.608 at 1.25, 0.604 at 1.5 (bf32911).
