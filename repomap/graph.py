@@ -185,7 +185,7 @@ class Edges:
 
     files: list[str]
     names: list[str]
-    src: np.ndarray  # file index
+    src: np.ndarray  # file index; rows are in (dst, src) order
     dst: np.ndarray  # file index
     name: np.ndarray  # index into names
     weight: np.ndarray
@@ -195,7 +195,11 @@ class Edges:
     def walk(self) -> Walk:
         """The random walk over the rows as they are: kept, since a task rescales rows only
         when it names identifiers or focus files (a kernel's takes 0.1 s to make per query)."""
-        return Walk.of(len(self.files), self.src, self.dst, self.weight, self.external)
+        return Walk.of(len(self.files), self.src, self.dst, self.weight, self.external, self.pairs)
+
+    @cached_property
+    def pairs(self) -> np.ndarray:
+        return pair_starts(self.src, self.dst)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight, "external": self.external,
@@ -258,7 +262,18 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
                        else np.zeros(0, dtype=dtype))
         for part in parts:  # a column at a time: the graph is never in memory twice
             part[k] = None
+    # Rows by target, then source file (then name, as joined): Walk sums parallel rows once.
+    order = np.argsort(columns[1].astype(np.int64) * len(files) + columns[0], kind="stable")
+    for k, column in enumerate(columns):
+        columns[k] = column[order]
     return Edges(files, names, *columns, external)
+
+
+def pair_starts(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Where each run of rows from one file to the same other file starts, of rows in (dst, src) order."""
+    if not len(src):
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate([[True], (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])]))
 
 
 JOIN_ROWS = 200_000  # references joined at a time: bounds the memory of the pairs in flight
@@ -381,7 +396,8 @@ def scores(infos: dict[str, FileInfo], signals: Signals, edges: Edges | None = N
         if path in at:
             found[at[path]] = 1.0 / (place + 1)
     personal = _personalization(scale, in_focus, named, every, match, found)
-    walk = edges.walk if weight is edges.weight else Walk.of(n, edges.src, edges.dst, weight, edges.external)
+    walk = edges.walk if weight is edges.weight else \
+        Walk.of(n, edges.src, edges.dst, weight, edges.external, edges.pairs)
     file_rank = pagerank(walk, personal)
     kept = ~in_focus[every.file]
     number = np.flatnonzero(kept)
@@ -410,22 +426,35 @@ def _inflow(walk: Walk, n_rows: int, file_rank: np.ndarray, target: np.ndarray, 
 @dataclass
 class Walk:
     """The transitions of PageRank over the files and one sink node (references to names
-    defined nowhere here): parallel rows add up, and each file's out-weights sum to 1."""
+    defined nowhere here): each file's out-weights sum to 1. Per row of the graph (then one
+    per file with references to the sink), for _inflow; and per pair of files, parallel rows
+    summed and grouped by target, for PageRank: a kernel's 7.2 million rows are 4.3 million
+    pairs, and a sum per target over adjacent pairs is faster than a scattered one (a kernel
+    query's PageRank 0.25 -> 0.07 s)."""
 
     rows: np.ndarray
-    cols: np.ndarray
     share: np.ndarray
     dangling: np.ndarray  # files without outgoing edges (and the sink): they hand rank out again
+    pair_rows: np.ndarray  # per pair, its source
+    pair_share: np.ndarray
+    targets: np.ndarray  # the files (and sink) some pair points at, ascending
+    target_starts: np.ndarray  # where each one's pairs start
 
     @classmethod
-    def of(cls, n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray) -> Walk:
+    def of(cls, n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray,
+           pairs: np.ndarray) -> Walk:
+        """Rows in (dst, src) order, and `pairs` where each (dst, src) run starts (pair_starts)."""
         sink = np.flatnonzero(external > 0).astype(np.int32)
         rows = np.concatenate([src.astype(np.int32, copy=False), sink])
-        cols = np.concatenate([dst.astype(np.int32, copy=False), np.full(len(sink), n, dtype=np.int32)])
         share = np.concatenate([weight, external[sink]])
         out = np.bincount(rows, weights=share, minlength=n + 1)
         share /= out[rows]
-        return cls(rows, cols, share, out == 0)
+        starts = np.concatenate([pairs, np.arange(len(src), len(rows))])  # a sink row is a pair of its own
+        pair_cols = np.concatenate([dst[pairs], np.full(len(sink), n, dtype=np.int32)])
+        target_starts = np.flatnonzero(np.concatenate([[True], pair_cols[1:] != pair_cols[:-1]])) \
+            if len(starts) else starts
+        pair_share = np.add.reduceat(share, starts) if len(starts) else share
+        return cls(rows, share, out == 0, rows[starts], pair_share, pair_cols[target_starts], target_starts)
 
 
 def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
@@ -436,16 +465,17 @@ def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float =
     n = len(personal)
     if n == 0:
         return np.zeros(0)
-    rows, cols, share, dangling = walk.rows, walk.cols, walk.share, walk.dangling
     p = np.append(personal, 0.0) / personal.sum()
     x = p.copy()
-    moved = np.empty(len(rows))  # one buffer for every iteration: the graph may be large
+    moved = np.empty(len(walk.pair_rows))  # one buffer for every iteration: the graph may be large
+    spread = np.zeros(n + 1)
     for _ in range(max_iter):
         previous = x
-        np.take(previous, rows, out=moved, mode="clip")  # in range; "raise" would copy through a buffer
-        moved *= share
-        spread = np.bincount(cols, weights=moved, minlength=n + 1)
-        x = alpha * (spread + previous[dangling].sum() * p) + (1 - alpha) * p
+        np.take(previous, walk.pair_rows, out=moved, mode="clip")  # in range; "raise" would copy through a buffer
+        moved *= walk.pair_share
+        if len(moved):
+            spread[walk.targets] = np.add.reduceat(moved, walk.target_starts)
+        x = alpha * (spread + previous[walk.dangling].sum() * p) + (1 - alpha) * p
         if np.abs(x - previous).sum() < (n + 1) * tol:
             break
     return x[:n]
