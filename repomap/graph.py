@@ -194,7 +194,8 @@ class Edges:
     @cached_property
     def walk(self) -> Walk:
         """The random walk over the rows as they are: kept, since a task rescales rows only
-        when it names identifiers or focus files (a kernel's takes 0.1 s to make per query)."""
+        when it names identifiers or focus files (a kernel's takes 0.15 s to make per query,
+        0.09 s before its per-pair form, which saves 0.18 s of PageRank)."""
         return Walk.of(len(self.files), self.src, self.dst, self.weight, self.external, self.pairs)
 
     @cached_property
