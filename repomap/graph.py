@@ -200,7 +200,8 @@ class Edges:
 
     @cached_property
     def pairs(self) -> np.ndarray:
-        return pair_starts(self.src, self.dst)
+        """Where each run of rows from one file to the same other file starts."""
+        return run_starts(self.src, self.dst)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight, "external": self.external,
@@ -270,11 +271,12 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     return Edges(files, names, *columns, external)
 
 
-def pair_starts(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """Where each run of rows from one file to the same other file starts, of rows in (dst, src) order."""
-    if not len(src):
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate([[True], (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])]))
+def run_starts(*columns: np.ndarray) -> np.ndarray:
+    """Where each run of rows equal in every column starts."""
+    changed = np.zeros(max(len(columns[0]) - 1, 0), dtype=bool)
+    for column in columns:
+        changed |= column[1:] != column[:-1]
+    return np.flatnonzero(np.concatenate([[len(columns[0]) > 0], changed]))
 
 
 JOIN_ROWS = 200_000  # references joined at a time: bounds the memory of the pairs in flight
@@ -444,7 +446,7 @@ class Walk:
     @classmethod
     def of(cls, n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, external: np.ndarray,
            pairs: np.ndarray) -> Walk:
-        """Rows in (dst, src) order, and `pairs` where each (dst, src) run starts (pair_starts)."""
+        """Rows in (dst, src) order, and `pairs` where each (dst, src) run starts (Edges.pairs)."""
         sink = np.flatnonzero(external > 0).astype(np.int32)
         rows = np.concatenate([src.astype(np.int32, copy=False), sink])
         share = np.concatenate([weight, external[sink]])
@@ -452,10 +454,9 @@ class Walk:
         share /= out[rows]
         starts = np.concatenate([pairs, np.arange(len(src), len(rows))])  # a sink row is a pair of its own
         pair_cols = np.concatenate([dst[pairs], np.full(len(sink), n, dtype=np.int32)])
-        target_starts = np.flatnonzero(np.concatenate([[True], pair_cols[1:] != pair_cols[:-1]])) \
-            if len(starts) else starts
-        pair_share = np.add.reduceat(share, starts) if len(starts) else share
-        return cls(rows, share, out == 0, rows[starts], pair_share, pair_cols[target_starts], target_starts)
+        target_starts = run_starts(pair_cols)
+        return cls(rows, share, out == 0, rows[starts], np.add.reduceat(share, starts), pair_cols[target_starts],
+                   target_starts)
 
 
 def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
@@ -474,8 +475,7 @@ def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float =
         previous = x
         np.take(previous, walk.pair_rows, out=moved, mode="clip")  # in range; "raise" would copy through a buffer
         moved *= walk.pair_share
-        if len(moved):
-            spread[walk.targets] = np.add.reduceat(moved, walk.target_starts)
+        spread[walk.targets] = np.add.reduceat(moved, walk.target_starts)
         x = alpha * (spread + previous[walk.dangling].sum() * p) + (1 - alpha) * p
         if np.abs(x - previous).sum() < (n + 1) * tol:
             break

@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from repomap.graph import Walk, pagerank, pair_starts
+from repomap.graph import Walk, pagerank, run_starts
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -33,6 +33,6 @@ def test_pagerank_matches_networkx(seed):
 
     order = np.lexsort((src, dst))  # as Edges keeps them; parallel rows are summed
     src, dst, weight = src[order], dst[order], weight[order]
-    ours = pagerank(Walk.of(n, src, dst, weight, external, pair_starts(src, dst)), personal, tol=1e-10)
+    ours = pagerank(Walk.of(n, src, dst, weight, external, run_starts(src, dst)), personal, tol=1e-10)
     assert np.allclose(ours, [expected[i] for i in range(n)], atol=1e-8)
     assert abs(ours.sum() + expected["sink"] - 1.0) < 1e-8
