@@ -24,11 +24,11 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .graph import Definitions, packed, unpacked, within
+from .graph import Definitions, packed, run_starts, unpacked, within
 from .tags import Tag
 from .terms import BUCKETS, CODES, COLUMNS, USED, word_key
-from .weights import (B, CODE_NAME, CODE_USE, COORD, K1, NAMED_FILE, NAMED_FILE_CANDIDATES, PRIOR, QUALIFIED_NAME, SCOPE,
-                      SECONDARY_HIT, TITLE)
+from .weights import (B, CODE_NAME, CODE_USE, COORD, FILE_CANDIDATES, FILE_EVIDENCE, FILE_EVIDENCE_HITS, K1,
+                      NAMED_FILE, PRIOR, QUALIFIED_NAME, SCOPE, SECONDARY_HIT, TITLE)
 from .words import code_names, scope, terms
 
 @dataclass(frozen=True)
@@ -226,6 +226,7 @@ class Overlay:
         written = code_names(query)
         value *= self._written(matched, written)
         value *= self._used(matched, written)
+        value *= self._file_evidence(matched, value)
         value = -np.round(value, 4)
         order = np.lexsort((matched, value))
         # Copies and overloads: one hit per group with the best score, showing the copy least deep
@@ -254,7 +255,7 @@ class Overlay:
     def _named_files(self, matched: np.ndarray, value: np.ndarray, title: dict[str, float], scoped: set[str]
                      ) -> np.ndarray:
         """Per matched definition, its lift when the task's title names its file: the best
-        definition of a file (of the NAMED_FILE_CANDIDATES best) gains NAMED_FILE times the
+        definition of a file (of the FILE_CANDIDATES best) gains NAMED_FILE times the
         share of the title's weight (`title`: word -> idf) carried by the folders and file name
         of its path whose every sub-word the title has (`median` names math/median.rs and
         `EffectScope` effectScope.ts; `format` alone does not name url_format.go); the words of
@@ -263,7 +264,7 @@ class Overlay:
         total = sum(title.values())
         if not total:
             return lift
-        best = np.argsort(-value, kind="stable")[:NAMED_FILE_CANDIDATES]
+        best = np.argsort(-value, kind="stable")[:FILE_CANDIDATES]
         seen: set[int] = set()
         for at, file in zip(best.tolist(), self._file(matched[best]).tolist()):
             if file in seen:
@@ -275,6 +276,32 @@ class Overlay:
                 if words and words <= title.keys():
                     named |= words
             lift[at] += NAMED_FILE * sum(title[word] * (1 + SCOPE * (word in scoped)) for word in named) / total
+        return lift
+
+    def _file_evidence(self, matched: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """Per matched definition, its lift by how well its file matches: 1 + FILE_EVIDENCE
+        times the sum of the file's FILE_EVIDENCE_HITS best values (among the FILE_CANDIDATES
+        best), as a share of the best file's sum. What a change touches sits among other
+        matches of the task's words (one dialect's reflection methods, one widget's
+        renderers); a central type or a stray function that matches alone in its file does not."""
+        best = np.argpartition(-value, FILE_CANDIDATES)[:FILE_CANDIDATES] if len(value) > FILE_CANDIDATES \
+            else np.arange(len(value))
+        file = self._file(matched[best])
+        order = np.lexsort((-value[best], file))
+        by_file = file[order]
+        starts = run_starts(by_file)
+        place = np.arange(len(by_file)) - np.repeat(starts, np.diff(np.append(starts, len(by_file))))
+        evidence = np.add.reduceat(np.where(place < FILE_EVIDENCE_HITS, value[best][order], 0.0), starts)
+        lift = np.ones(len(matched))
+        if not len(evidence) or evidence.max() <= 0:
+            return lift
+        # Each file's definitions are a run of `matched` (sorted, numbered file by file).
+        files = by_file[starts]
+        ends = np.append(self.first[1:], np.iinfo(np.int64).max)
+        share = FILE_EVIDENCE * evidence / evidence.max()
+        for lo, hi, gain in zip(np.searchsorted(matched, self.first[files]).tolist(),
+                                np.searchsorted(matched, ends[files]).tolist(), share.tolist()):
+            lift[lo:hi] += gain
         return lift
 
     def _written(self, matched: np.ndarray, written: dict[str, set[str]]) -> np.ndarray:

@@ -78,6 +78,16 @@ def test_a_long_task_text_finds_the_definition_that_covers_most_of_it(tmp_path):
     assert ids(result)[:2] == ["sessions.py::expire#function", "sessions.py::purge#function"]
 
 
+def test_a_match_among_other_matches_of_its_file_comes_first(tmp_path):
+    """Two definitions match alike; the one whose file also matches the rest of the task is
+    likelier the one to change (a tie would otherwise go to the first path)."""
+    (tmp_path / "a_lone.py").write_text('def alpha(entries):\n    """Refresh stale entries."""\n    return entries\n')
+    (tmp_path / "b_pack.py").write_text('def gamma(entries):\n    """Refresh stale entries."""\n    return entries\n\n\n'
+                                        'def delta(store):\n    """Cache expiry."""\n    return store\n')
+    result = run("search", "refresh stale entries on cache expiry", "--root", tmp_path)
+    assert ids(result) == ["b_pack.py::delta#function", "b_pack.py::gamma#function", "a_lone.py::alpha#function"]
+
+
 def test_code_comes_before_a_constant_that_matches_as_well(tmp_path):
     (tmp_path / "net.py").write_text("RETRY_TIMEOUT = 30\n\n\ndef retry_timeout(seconds):\n    return seconds\n")
     assert ids(run("search", "retry timeout", "--root", tmp_path)) == [
