@@ -10,14 +10,13 @@ import math
 import sys
 from array import array
 from collections import Counter
-from functools import lru_cache
 from itertools import chain
 from operator import mul
 
 from .render import signature_text, source_lines
 from .tags import Tag
 from .weights import DATA, LONG, NAME_WEIGHT, PROSE
-from .words import compound_names, token_terms, tokens
+from .words import compound_names, memo, token_terms, tokens
 
 USED = "\1"  # before a name of several words a definition uses, as its search term (no word holds it)
 COLUMNS = ("signature", "signature_length", "index", "factor", "copy_key", "own_key", "length", "n_words", "bucket",
@@ -26,7 +25,7 @@ CODES = ("B", "I", "I", "d", "Q", "Q", "I", "I", "H", "I", "I")  # their types, 
 BUCKETS = 1 << 16
 
 
-@lru_cache(maxsize=1 << 20)
+@memo(1 << 20)
 def word_bytes(word: str) -> bytes:
     """A word as 6 bytes of its hash, the same in every process (postings keep no strings):
     the first 2 its bucket, the next 4 what tells it from the other words there."""
