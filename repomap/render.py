@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .errors import RepoMapError
-from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MIN, STEADY_ORDER
+from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, STEADY_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
 from .tokens import count_tokens
@@ -231,14 +231,15 @@ def _fence(lines: list[str]) -> str:
 
 def breadth(ranked: RankedList, budget: int) -> tuple[RankedList, dict[str, tuple[int, int]]]:
     """Breadth before depth: each file's definitions past its share of the budget (one per
-    FILE_SHARE tokens, at least FILE_SHARE_MIN) wait until every other file's best have had
-    their turn, and a changelog (CHANGELOG.md, History.md, NEWS, ...) offers its newest
-    sections only. Also returns, for each file that had some held back, how many definitions
-    it has and its share: a map that shows its whole share says `⋮ N more` for the rest.
-    In numpy, on the ranking's columns: a kernel has millions of definitions."""
+    FILE_SHARE tokens, at least FILE_SHARE_MIN, at most FILE_SHARE_MAX) wait until every
+    other file's best have had their turn, and a changelog (CHANGELOG.md, History.md, NEWS,
+    ...) offers its newest sections only. Also returns, for each file that had some held
+    back, how many definitions it has and its share: a map that shows its whole share says
+    `⋮ N more` for the rest. In numpy, on the ranking's columns: a kernel has millions of
+    definitions."""
     import numpy as np
 
-    share = max(FILE_SHARE_MIN, budget // FILE_SHARE)
+    share = min(FILE_SHARE_MAX, max(FILE_SHARE_MIN, budget // FILE_SHARE))
     file, place = ranked.file, ranked.place()
     limit = np.full(len(ranked.paths), share)
     dropped = np.zeros(len(file), dtype=bool)

@@ -84,6 +84,13 @@ PROSE_FILE = 0.3
 # large dev set @1,024 0.460 -> 0.457 (that run also tagged Go var blocks, since left out).
 FILE_SHARE = 64
 FILE_SHARE_MIN = 4
+# and at most this many, so that no file takes half of a 4,096-token map while others wait:
+# zod's types.ts took up to 71% there, httpx's _client.py 81%. Maps of the dev sets @4,096 with
+# a file over half: small 15 -> 2 (both httpx's _client.py, whose signatures run to many lines),
+# large 2 -> 0; mapS @4,096 0.957 -> 0.956 (zod 0.952 -> 0.929, httpx 0.973 -> 0.987), large
+# 0.810 -> 0.808, mapF the same. 1,024-token maps keep their 16. Capping by FILE_SHARE = 128
+# instead cost mapS @1,024 (zod 0.743 -> 0.642).
+FILE_SHARE_MAX = 32
 # A changelog offers the map this many of its first sections (the title and the newest
 # versions); older ones stay searchable and retrievable. By hand.
 CHANGELOG_SECTIONS = 4

@@ -147,6 +147,38 @@ def test_breadth_before_depth_and_changelogs_show_their_newest_sections(tmp_path
     assert named.startswith(history + "core.py:\n")
 
 
+def test_no_file_takes_half_of_a_large_map_while_others_wait(tmp_path):
+    """A file of a hundred long signatures that every other file uses ranks first; at 4,096
+    tokens its share (64 definitions there) would be more than half of the map. It is 32
+    definitions at most, and the files waiting behind it get the room."""
+    from repomap.tokens import count_tokens
+
+    params = ", ".join(f"argument_number_{k}=None" for k in range(4))
+    (tmp_path / "core.py").write_text("".join(f"def core_helper_{i}(value, {params}):\n    return value\n\n\n"
+                                              for i in range(100)))
+    for k in range(24):
+        body = "".join(f"def feature_{k}_step_{j}(value, option=None):\n    return core_helper_{j}(value)\n\n\n"
+                       for j in range(10))
+        (tmp_path / f"feature_{k}.py").write_text(f"from core import *\n\n\n{body}")
+    text = run("map", tmp_path, "--tokens", "4096").stdout
+    sections = dict(zip(_shown_files(text), _sections(text)))
+    assert _shown_files(text)[0] == "core.py"
+    assert sections["core.py"].endswith("  ⋮ 68 more\n")
+    assert count_tokens(sections["core.py"]) <= count_tokens(text) / 2
+    assert len(sections) == 17
+
+
+def _sections(text: str) -> list[str]:
+    """A text map's files' sections, in order."""
+    parts: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line[:1].strip():
+            parts.append(line)
+        else:
+            parts[-1] += line
+    return parts
+
+
 def test_a_file_of_type_aliases_is_mapped_and_linked(tmp_path):
     (tmp_path / "typing_aliases.py").write_text(
         "import typing as t\n\nResponseValue = t.Union[str, bytes]\nHeaderValue = t.Union[str, list]\n")
