@@ -165,7 +165,7 @@ class RankedList(Sequence):
         """Per place, how many of its file's definitions rank above it."""
         by_file = np.argsort(self.file, kind="stable")
         place = np.empty(len(self.file), dtype=np.int64)
-        place[by_file] = np.arange(len(self.file)) - np.searchsorted(self.file[by_file], self.file[by_file])
+        place[by_file] = run_places(self.file[by_file])
         return place
 
     def files(self) -> list[str]:
@@ -269,6 +269,11 @@ def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
     for k, column in enumerate(columns):
         columns[k] = column[order]
     return Edges(files, names, *columns, external)
+
+
+def run_places(column: np.ndarray) -> np.ndarray:
+    """Per row of a sorted column, how many rows before it hold the same value."""
+    return np.arange(len(column)) - np.searchsorted(column, column)
 
 
 def run_starts(*columns: np.ndarray) -> np.ndarray:

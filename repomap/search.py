@@ -24,7 +24,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .graph import Definitions, packed, run_starts, unpacked, within
+from .graph import Definitions, packed, run_places, run_starts, unpacked, within
 from .tags import Tag
 from .terms import BUCKETS, CODES, COLUMNS, USED, word_key
 from .weights import (B, CODE_NAME, CODE_USE, COORD, FILE_CANDIDATES, FILE_EVIDENCE, FILE_EVIDENCE_HITS, K1,
@@ -290,7 +290,7 @@ class Overlay:
         order = np.lexsort((-value[best], file))
         by_file = file[order]
         starts = run_starts(by_file)
-        place = np.arange(len(by_file)) - np.repeat(starts, np.diff(np.append(starts, len(by_file))))
+        place = run_places(by_file)
         evidence = np.add.reduceat(np.where(place < FILE_EVIDENCE_HITS, value[best][order], 0.0), starts)
         lift = np.ones(len(matched))
         if not len(evidence) or evidence.max() <= 0:
