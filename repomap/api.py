@@ -219,9 +219,8 @@ class RepoMap:
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query, budget)
         memo = self._token_memo()
         learned = memo.learned
-        offered, held = render.breadth(ranked, budget)
-        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo, held)
-        text, used, shown = render.fit(offered, budget, renderer.render, renderer.estimate, memo)
+        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo)
+        text, used, shown = render.select(ranked, budget, renderer, memo)
         shown = renderer.once(shown)  # in rank order: the copy kept is the best-ranked
         if previous_order and (steady := render.steady(shown, previous_order)) != shown:
             steady_text = renderer.render(steady)

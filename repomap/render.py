@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .errors import RepoMapError
-from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, STEADY_ORDER
+from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, FILE_TOKENS_MAX, STEADY_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
 from .tokens import count_tokens
@@ -52,9 +52,9 @@ class Renderer:
 
     def __init__(self, sources: Mapping[str, bytes], defs: dict[str, list[Tag]],
                  file_rank: dict[str, float], fmt: str = "text", template: Path | None = None,
-                 count: Callable[[str], int] = count_tokens, held: dict[str, tuple[int, int]] | None = None):
+                 count: Callable[[str], int] = count_tokens):
         self.sources = sources
-        self.held = held or {}  # files that had definitions held back: (all of them, the file's share)
+        self.held: dict[str, tuple[int, int]] = {}  # as breadth gives them: see select
         self.count = count
         self.file_rank = file_rank
         self.defs = defs
@@ -105,7 +105,7 @@ class Renderer:
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         """A file's part of the map, made once per set of its definitions: fit renders the
         same files again and again as it tries longer prefixes."""
-        key = (path, tuple((t.start_byte, t.end_byte, t.kind, t.name) for t in tags))
+        key = (path, tuple((t.start_byte, t.end_byte, t.kind, t.name) for t in tags), self.held.get(path))
         if key not in self._views:
             self._views[key] = self._new_file_view(path, tags)
         return self._views[key]
@@ -229,19 +229,80 @@ def _fence(lines: list[str]) -> str:
     return "`" * ticks
 
 
-def breadth(ranked: RankedList, budget: int) -> tuple[RankedList, dict[str, tuple[int, int]]]:
+def select(ranked: RankedList, budget: int, renderer: Renderer, count: Callable[[str], int] = count_tokens
+           ) -> tuple[str, int, list[Ranked]]:
+    """The map (its text, size and definitions) of the ranking fitted to `budget` breadth
+    first. Where one file's part is still over FILE_TOKENS_MAX of the budget while other
+    files wait (its signatures run to many lines), its share is narrowed to what fits in
+    that part and the map is fitted again."""
+    narrowed: dict[int, int] = {}
+    while True:
+        offered, renderer.held = breadth(ranked, budget, narrowed)
+        text, used, shown = fit(offered, budget, renderer.render, renderer.estimate, count)
+        wide = _crowding(ranked, shown, budget, renderer, count, narrowed)
+        if not wide:
+            return text, used, shown
+        narrowed.update(wide)
+
+
+def _crowding(ranked: RankedList, shown: list[Ranked], budget: int, renderer: Renderer,
+              count: Callable[[str], int], narrowed: Mapping[int, int]) -> dict[int, int]:
+    """The files (by number, not yet `narrowed`) whose part of a map of `shown` is over
+    FILE_TOKENS_MAX of the budget while other files have definitions left out, each with how
+    many of its best definitions (at least FILE_SHARE_MIN) fit that part, its `⋮ N more` line
+    included."""
+    import numpy as np
+
+    by_file: dict[str, list[Ranked]] = {}
+    for item in shown:
+        by_file.setdefault(item.tag.path, []).append(item)
+    empty = count(renderer.render([]))
+    part = {path: count(renderer.render(items)) - empty for path, items in by_file.items()}
+    wide = [path for path in by_file if part[path] > budget * FILE_TOKENS_MAX]
+    if not wide:
+        return {}
+    number = {path: k for k, path in enumerate(ranked.paths)}
+    total = np.bincount(ranked.file, minlength=len(ranked.paths))
+    waiting = set(np.flatnonzero(total).tolist())
+    waiting -= {number[path] for path, items in by_file.items() if len(items) == total[number[path]]}
+    fitted: dict[int, int] = {}
+    held = renderer.held
+    for path in wide:
+        k = number[path]
+        items = [ranked[p] for p in np.flatnonzero(ranked.file == k)[:len(by_file[path])].tolist()]
+        if k in narrowed or len(items) <= FILE_SHARE_MIN or not waiting - {k}:
+            continue
+        low, high = FILE_SHARE_MIN, len(items) - 1  # the largest prefix whose part fits, at least the least share
+        while low < high:
+            mid = (low + high + 1) // 2
+            renderer.held = {**held, path: (int(total[k]), mid)}
+            if count(renderer.render(items[:mid])) - empty <= budget * FILE_TOKENS_MAX:
+                low = mid
+            else:
+                high = mid - 1
+        fitted[k] = low
+    renderer.held = held
+    return fitted
+
+
+def breadth(ranked: RankedList, budget: int, narrowed: Mapping[int, int] | None = None
+            ) -> tuple[RankedList, dict[str, tuple[int, int]]]:
     """Breadth before depth: each file's definitions past its share of the budget (one per
     FILE_SHARE tokens, at least FILE_SHARE_MIN, at most FILE_SHARE_MAX) wait until every
-    other file's best have had their turn, and a changelog (CHANGELOG.md, History.md, NEWS,
-    ...) offers its newest sections only. Also returns, for each file that had some held
-    back, how many definitions it has and its share: a map that shows its whole share says
-    `⋮ N more` for the rest. In numpy, on the ranking's columns: a kernel has millions of
-    definitions."""
+    other file's best have had their turn (those of a file `narrowed` to a share of its own,
+    by number, wait until all others' have), and a changelog (CHANGELOG.md, History.md,
+    NEWS, ...) offers its newest sections only. Also returns, for each file that had some
+    held back, how many definitions it has and its share: a map that shows its whole share
+    says `⋮ N more` for the rest. In numpy, on the ranking's columns: a kernel has millions
+    of definitions."""
     import numpy as np
 
     share = min(FILE_SHARE_MAX, max(FILE_SHARE_MIN, budget // FILE_SHARE))
     file, place = ranked.file, ranked.place()
     limit = np.full(len(ranked.paths), share)
+    for k, n in (narrowed or {}).items():
+        limit[k] = n
+    early = place < limit[file]
     dropped = np.zeros(len(file), dtype=bool)
     for log in (k for k, path in enumerate(ranked.paths) if is_changelog(path)):
         places = np.flatnonzero(file == log)
@@ -250,11 +311,14 @@ def breadth(ranked: RankedList, budget: int) -> tuple[RankedList, dict[str, tupl
             newest = set(sorted(begins)[:CHANGELOG_SECTIONS])
             dropped[places] = [b not in newest for b in begins]
             limit[log] = len(newest)
-    first = np.flatnonzero(~dropped & (place < share))
-    later = np.flatnonzero(~dropped & (place >= share))
+    wide = np.zeros(len(ranked.paths), dtype=bool)
+    wide[list(narrowed or ())] = True
+    first = np.flatnonzero(~dropped & early)
+    later = np.flatnonzero(~dropped & ~early & ~wide[file])
+    last = np.flatnonzero(~dropped & ~early & wide[file])
     counts = np.bincount(file, minlength=len(ranked.paths))
     held = {ranked.paths[k]: (int(counts[k]), int(limit[k])) for k in np.flatnonzero(counts > limit).tolist()}
-    return ranked.reordered(np.concatenate([first, later])), held
+    return ranked.reordered(np.concatenate([first, later, last])), held
 
 
 _CHANGELOG = re.compile(r"(change[s_-]?log|history|news|releases?([_-]?notes)?|changes)(\.[a-z]+)?", re.IGNORECASE)

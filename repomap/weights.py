@@ -91,6 +91,13 @@ FILE_SHARE_MIN = 4
 # 0.810 -> 0.808, mapF the same. 1,024-token maps keep their 16. Capping by FILE_SHARE = 128
 # instead cost mapS @1,024 (zod 0.743 -> 0.642).
 FILE_SHARE_MAX = 32
+# A file whose part of the map is still over this much of the budget while other files wait
+# (its signatures run to many lines: httpx's _client.py took 71% of a 4,096-token map with its
+# 32) has its share narrowed to what fits in it (render.select); the bound, not tuned.
+# Dev-set maps with a file over half: small @4,096 2 -> 0, @1,024 26 -> 6; large @4,096 0.
+# Every score is the same but small mapS @1,024 0.877 -> 0.869: zod 0.743 -> 0.694, one task
+# whose types.ts (ZodString) gives up room to deno/lib's copies.
+FILE_TOKENS_MAX = 0.5
 # A changelog offers the map this many of its first sections (the title and the newest
 # versions); older ones stay searchable and retrievable. By hand.
 CHANGELOG_SECTIONS = 4

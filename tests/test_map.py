@@ -168,6 +168,32 @@ def test_no_file_takes_half_of_a_large_map_while_others_wait(tmp_path):
     assert len(sections) == 17
 
 
+def test_a_file_of_long_signatures_takes_at_most_half_of_the_map(tmp_path):
+    """Sixteen definitions (the share at 1,024 tokens) of signatures eight lines long are
+    almost the whole map; counted in tokens, the file's share is narrowed to half, and the
+    files that use it get the rest."""
+    from repomap.tokens import count_tokens
+
+    params = "".join(f"    argument_number_{k}: int | None = None,\n" for k in range(5))
+    (tmp_path / "core.py").write_text("".join(f"def core_helper_{i}(\n    value,\n{params}) -> int:\n    return value\n\n\n"
+                                              for i in range(40)))
+    for k in range(12):
+        body = "".join(f"def feature_{k}_step_{j}(value, option=None):\n    return core_helper_{j}(value)\n\n\n"
+                       for j in range(6))
+        (tmp_path / f"feature_{k}.py").write_text(f"from core import *\n\n\n{body}")
+    text = run("map", tmp_path, "--tokens", "1024").stdout
+    sections = dict(zip(_shown_files(text), _sections(text)))
+
+    def section(shown: int) -> str:
+        helpers = "  ⋮\n".join(f"  def core_helper_{i}(\n      value,\n" + params.replace("    ", "      ") + "  ) -> int:\n"
+                               for i in range(shown))
+        return f"core.py:\n{helpers}  ⋮ {40 - shown} more\n"
+
+    assert sections["core.py"] == section(6)
+    assert count_tokens(section(6)) <= 512 < count_tokens(section(7))  # the most that fit in half
+    assert list(sections) == ["core.py", "feature_0.py", "feature_1.py", "feature_10.py", "feature_11.py", "feature_2.py"]
+
+
 def _sections(text: str) -> list[str]:
     """A text map's files' sections, in order."""
     parts: list[str] = []
