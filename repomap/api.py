@@ -211,7 +211,7 @@ class RepoMap:
                    self.ignore, previous_order]
         if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
             return saved  # nothing changed: not even the index is read
-        scan = self._scan(stamps, tally, self._load_rendering)
+        scan = self._scan(stamps, tally, self._load_rendering, terms=bool(query.strip()))  # a map alone needs none
         if reuse and (saved := self._stored_map(scan.state, request)):
             return saved  # only touched files: the index is read, nothing is ranked
         from . import render
@@ -421,8 +421,8 @@ class RepoMap:
         return self.indexer.stamps([c for c in candidates if self._wanted(c)], tally)
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
-              meanwhile: Callable[[], None] | None = None) -> Scan:
-        infos = self.indexer.refresh(stamps, tally, meanwhile)
+              meanwhile: Callable[[], None] | None = None, terms: bool = True) -> Scan:
+        infos = self.indexer.refresh(stamps, tally, meanwhile, terms)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
             self._states = (infos, self.indexer.content_state(list(stamps)), self.indexer.links_state(infos))
         return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])

@@ -314,6 +314,13 @@ class Store:
                 db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", sealed),
                 db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
 
+    def save_terms(self, rows: list[tuple[bytes, str, str]]) -> None:
+        """Store the search terms of files counted after they were tagged: (terms, path, hash),
+        kept only where the row still holds that content."""
+        if rows:
+            sealed = [(_sealed(terms), path, digest) for terms, path, digest in rows]
+            self._write(lambda db: db.executemany("UPDATE files SET terms = ? WHERE path = ? AND hash = ?", sealed))
+
     def _write(self, change) -> None:
         """Run `change(db)` in one immediate transaction; a failure costs this run's results only."""
         with self._lock:

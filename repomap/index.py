@@ -23,6 +23,14 @@ from .tags import Tag
 PAYLOAD_VERSION = 7
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
+NO_DEFS = marshal.dumps([])  # the definitions of a file that was not tagged
+# The search terms of a file tagged for a map alone: counted when a search first needs them
+# (Indexer.terms). They were 40% of a cold map's time on the kernel's drivers/net (32-37 s
+# against 19-21 s without them), and a map without a task text never reads them.
+LATER = b""
+# Files whose terms are counted by workers rather than here: one file's take milliseconds,
+# starting a worker a tenth of a second. By hand.
+PARALLEL_TERMS = 64
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
@@ -128,10 +136,11 @@ class Indexer:
         return stamps
 
     def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
-                meanwhile: Callable[[], None] | None = None) -> dict[str, FileInfo]:
+                meanwhile: Callable[[], None] | None = None, terms: bool = True) -> dict[str, FileInfo]:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`.
         Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case).
-        `meanwhile` is the caller's next step, run while workers tag changed files (if any)."""
+        `meanwhile` is the caller's next step, run while workers tag changed files (if any).
+        Without `terms`, the files tagged now have their search terms counted later (LATER)."""
         if self._last is not None and self._last[0] == stamps:
             self.changed = 0
             for note in self._last[2]:
@@ -145,7 +154,7 @@ class Indexer:
         self._load({rel for rel, stamp in stamps.items() if self._stale(rel, stamp)
                     and self._stored.get(rel, ())[:2] == stamp})
         todo = {rel: stamp for rel, stamp in stamps.items() if self._stale(rel, stamp)}
-        self._update(todo, meanwhile)
+        self._update(todo, meanwhile, terms)
         self.changed = len(todo)
         self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
         out, notes = {}, []
@@ -182,26 +191,45 @@ class Indexer:
         payload = self.store.payload_of(rel, digest)
         known = _decode(payload, (0, 0), digest) if payload is not None else None
         if known is None or known.info is None:
-            self._update({rel: self._known[rel].stamp})
+            self._update({rel: self._known[rel].stamp}, terms=False)
             known = self._known[rel]
         return known.info if known.info is not None else file_info([], (), array("I"))
 
     def terms(self, rels: list[str]) -> Iterator[tuple[str, str, bytes]]:
         """(path, content hash, search terms) of these tagged files: kept from tagging, else
-        stored, else (not stored, or changed since) counted from the file now."""
-        from .terms import file_terms
-
+        stored, else (tagged for a map alone, not stored, or changed since) counted from the
+        file now, by workers when there are many, and stored."""
         missing = {rel: self._known[rel] for rel in rels}
         for rel, entry in list(missing.items()):
-            if entry.terms is not None:
+            if entry.terms not in (None, LATER):
                 yield rel, entry.digest, missing.pop(rel).terms
         for rel, digest, terms in self.store.terms(set(missing)):
-            if digest == missing[rel].digest:
+            if digest == missing[rel].digest and terms != LATER:
                 yield rel, digest, terms
                 del missing[rel]
-        for rel, entry in missing.items():
-            data, _ = discover.read_source(self.root / rel, self.max_file_size)
-            yield rel, entry.digest, file_terms(rel, entry.info.defs if entry.info else [], data or b"")
+        # A job names its file; its definitions go to each worker once, as it starts (inherited
+        # where processes fork): a job that carried them filled the pipe both ways and hung.
+        packed = {rel: entry.info.packed if entry.info else NO_DEFS for rel, entry in missing.items()}
+        jobs = [(str(self.root / rel), rel, self.max_file_size) for rel in missing]
+        if len(jobs) < PARALLEL_TERMS:
+            counted = ((job, _terms(job, packed[job[1]])) for job in jobs)
+        else:
+            from . import workers
+
+            counted = workers.run(_terms_job, jobs, self.parse_timeout, os.cpu_count() or 1,
+                                  partial(_prepare_terms, packed))
+        rows = []
+        for job, answer in counted:
+            rel = job[1]
+            terms = answer if isinstance(answer, bytes) else NO_TERMS  # workers.Failed: not searchable
+            if self.store.db is None:
+                missing[rel].terms = terms
+            rows.append((terms, rel, missing[rel].digest))
+            if len(rows) >= SAVE_EVERY:
+                self.store.save_terms(rows)
+                rows = []
+            yield rel, missing[rel].digest, terms
+        self.store.save_terms(rows)
 
     @staticmethod
     def state(stamps: dict[str, tuple[int, int]]) -> str:
@@ -221,11 +249,13 @@ class Indexer:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
-    def _update(self, stamps: dict[str, tuple[int, int]], meanwhile: Callable[[], None] | None = None) -> None:
-        """Re-tag changed files; a file whose content hash is stored is only re-stamped."""
+    def _update(self, stamps: dict[str, tuple[int, int]], meanwhile: Callable[[], None] | None = None,
+                terms: bool = True) -> None:
+        """Re-tag changed files (with their search terms, or LATER); a file whose content hash
+        is stored is only re-stamped."""
         if not stamps:
             return
-        jobs = [self._job(rel) for rel in stamps]
+        jobs = [self._job(rel, terms) for rel in stamps]
         progress = _Progress(len(jobs))
         rows = []
         while jobs:
@@ -241,7 +271,7 @@ class Indexer:
                     payload, terms = _encode(None, (answer.reason,)), NO_TERMS
                 known = _decode(payload, stamps[rel], digest) if payload is not None else None
                 if known is None:  # the stored payload was unreadable after all: tag it again
-                    retry.append(self._job(rel, stored=False))
+                    retry.append(self._job(rel, terms, stored=False))
                     continue
                 progress.step(1)
                 if self.store.db is None:
@@ -266,7 +296,7 @@ class Indexer:
         (a broken query's warning comes here, once), while this process goes on with `meanwhile`."""
         rest = []
         for job in jobs:
-            path, _, _, _, stored_hash = job
+            path, _, _, _, stored_hash, _ = job
             try:
                 same = bool(stored_hash) and cache.content_hash(Path(path).read_bytes()) == stored_hash
             except OSError:  # the worker says why
@@ -281,9 +311,9 @@ class Indexer:
             yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1,
                                    partial(_prepare, {job[2] for job in rest}), meanwhile)
 
-    def _job(self, rel: str, stored: bool = True) -> tuple:
+    def _job(self, rel: str, terms: bool, stored: bool = True) -> tuple:
         row = self._stored.get(rel) if stored else None
-        return str(self.root / rel), rel, tags.language_for(rel), self.max_file_size, row[2] if row else ""
+        return str(self.root / rel), rel, tags.language_for(rel), self.max_file_size, row[2] if row else "", terms
 
     def _forget(self, missing: set[str]) -> None:
         for rel in missing:
@@ -349,7 +379,7 @@ def _prepare(languages: set[str]) -> None:
 def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
     from .terms import file_terms
 
-    path, rel, language, max_file_size, _ = job
+    path, rel, language, max_file_size, _, terms = job
     data, reason = discover.read_source(Path(path), max_file_size)
     if data is None:
         return "", _encode(None, (reason,)), NO_TERMS
@@ -370,7 +400,32 @@ def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
-    return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes)), file_terms(rel, defs, data)
+    return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes)), \
+        file_terms(rel, defs, data) if terms else LATER
+
+
+_packed: dict[str, bytes] = {}  # in a worker counting search terms: each file's definitions
+
+
+def _prepare_terms(packed: dict[str, bytes]) -> None:
+    """A search-terms worker's setup: the definitions of the files it may be asked for."""
+    from . import terms  # noqa: F401
+
+    _packed.update(packed)
+
+
+def _terms_job(job: tuple) -> bytes:
+    return _terms(job, _packed[job[1]])
+
+
+def _terms(job: tuple, packed: bytes) -> bytes:
+    """The search terms of a file tagged before, from its definitions (marshalled rows of
+    Tag's fields) and its bytes now."""
+    from .terms import file_terms
+
+    path, rel, max_file_size = job
+    data, _ = discover.read_source(Path(path), max_file_size)
+    return file_terms(rel, list(starmap(Tag, marshal.loads(packed))), data or b"")
 
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower

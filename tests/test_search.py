@@ -170,6 +170,34 @@ def test_stored_postings_after_edits_answer_as_a_fresh_build(tmp_path):
     assert "vendor/helper.py::shared_helper" not in after[3]  # copies, one stored, one changed: shown once
 
 
+def test_a_map_alone_counts_no_search_terms_and_a_search_after_it_answers_as_a_fresh_one(tmp_path):
+    """A map without a task text leaves the files' search terms to the first search that
+    needs them (workers count them for 82 files, this process for one edited file); its
+    answers are those of a search from nothing, and the terms it counted are stored."""
+    import sqlite3
+
+    from repomap.cache import SEAL
+
+    def uncounted() -> int:
+        db, = cache.glob("*.sqlite")
+        with sqlite3.connect(db) as connection:
+            return connection.execute("SELECT COUNT(*) FROM files WHERE length(terms) = ?", (SEAL,)).fetchone()[0]
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _many_modules(root, 80)
+    cache = tmp_path / "cache"
+    assert run("map", root, "--cache-dir", cache).returncode == 0
+    assert uncounted() == 82
+    assert _answers(root, "--cache-dir", cache) == _answers(root, "--no-cache")
+    assert uncounted() == 0
+    (root / "mod03.py").write_text((root / "mod03.py").read_text().replace("record 3", "record cache retry"))
+    assert run("map", root, "--cache-dir", cache).returncode == 0
+    assert uncounted() == 1
+    assert _answers(root, "--cache-dir", cache) == _answers(root, "--no-cache")
+    assert uncounted() == 0
+
+
 def test_damaged_stored_postings_are_built_again(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
