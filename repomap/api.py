@@ -184,7 +184,7 @@ class RepoMap:
     @_one_at_a_time
     def mentions(self, message: str) -> tuple[set[str], set[str]]:
         """The repository files and defined identifiers a chat message names, for get_repo_map."""
-        found = words.mentions(message, self._names(self.scan()))
+        found = words.mentions(message, self._names(self.scan(count_terms=False)))
         return found.files, found.idents
 
     @_one_at_a_time
@@ -211,7 +211,7 @@ class RepoMap:
                    self.ignore, previous_order]
         if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
             return saved  # nothing changed: not even the index is read
-        scan = self._scan(stamps, tally, self._load_rendering, terms=bool(query.strip()))  # a map alone needs none
+        scan = self._scan(stamps, tally, self._load_rendering, count_terms=bool(query.strip()))  # a map alone needs none
         if reuse and (saved := self._stored_map(scan.state, request)):
             return saved  # only touched files: the index is read, nothing is ranked
         from . import render
@@ -340,7 +340,7 @@ class RepoMap:
     def graph(self, top: int = 60, query: str = "", focus: Iterable[str] = ()):
         """The ranked file graph (a networkx.DiGraph) of the `top` best files, as the map ranks
         them for this task; repomap.export writes it out."""
-        return self._graph(self.scan(), top, query, focus)
+        return self._graph(self.scan(count_terms=bool(query.strip())), top, query, focus)
 
     @_one_at_a_time
     def export(self, fmt: str = "html", top: int = 60, query: str = "", focus: Iterable[str] = ()) -> str:
@@ -372,7 +372,7 @@ class RepoMap:
         """The exact source of the definition an ID, `path::name`, `path:line` or unique name names."""
         form, path, symbol, line = retrieve.parse_target(target)
         if form == "name":
-            scan = self.scan()
+            scan = self.scan(count_terms=False)
             tag = retrieve.by_name(symbol, [t for info in scan.infos.values() for t in info.defs])
             rel = tag.path
         else:
@@ -393,7 +393,7 @@ class RepoMap:
         definition = self.retrieve(target).tag
         family = tags.family_for(definition.path)
         found = []
-        rels = [rel for rel, info in self.scan().infos.items()
+        rels = [rel for rel, info in self.scan(count_terms=False).infos.items()
                 if tags.family_for(rel) == family and definition.name in info.ref_names]
         for rel, answer in sorted(self._parse_files(rels)):
             if isinstance(answer, str):
@@ -407,10 +407,13 @@ class RepoMap:
         return definition, found
 
     @_one_at_a_time
-    def scan(self, other_files: Iterable[str] | None = None, extra: Iterable[str] = ()) -> Scan:
-        """Discover and tag the repository's files (unchanged ones come from memory or the cache)."""
+    def scan(self, other_files: Iterable[str] | None = None, extra: Iterable[str] = (), count_terms: bool = True
+             ) -> Scan:
+        """Discover and tag the repository's files (unchanged ones come from memory or the
+        cache); with `count_terms`, count the search terms of those tagged now as well (else
+        the first search that needs them does)."""
         tally = discover.Tally()
-        return self._scan(self._stamps(other_files, extra, tally), tally)
+        return self._scan(self._stamps(other_files, extra, tally), tally, count_terms=count_terms)
 
     def _stamps(self, other_files: Iterable[str] | None, extra: Iterable[str], tally: discover.Tally
                 ) -> dict[str, tuple[int, int]]:
@@ -421,8 +424,8 @@ class RepoMap:
         return self.indexer.stamps([c for c in candidates if self._wanted(c)], tally)
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
-              meanwhile: Callable[[], None] | None = None, terms: bool = True) -> Scan:
-        infos = self.indexer.refresh(stamps, tally, meanwhile, terms)
+              meanwhile: Callable[[], None] | None = None, count_terms: bool = True) -> Scan:
+        infos = self.indexer.refresh(stamps, tally, meanwhile, count_terms)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
             self._states = (infos, self.indexer.content_state(list(stamps)), self.indexer.links_state(infos))
         return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])

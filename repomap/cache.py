@@ -124,6 +124,18 @@ class Store:
         except OSError as exc:
             warn(f"cannot use the cache at {folder} ({exc.strerror or exc}); working without it")
 
+    @classmethod
+    def reader(cls, path: Path) -> Store:
+        """A store that reads, and only reads, the file another one keeps: a worker's own
+        connection (one must not cross a fork). Disabled if the file cannot be opened."""
+        store = cls.__new__(cls)
+        store.db, store._lock, store.path = None, threading.RLock(), path
+        try:
+            store.db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=60, check_same_thread=False)
+        except sqlite3.DatabaseError:
+            pass
+        return store
+
     def close(self) -> None:
         """Close the file (SQLite folds its write-ahead log back in); the store works on, disabled."""
         with self._lock:

@@ -136,11 +136,11 @@ class Indexer:
         return stamps
 
     def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
-                meanwhile: Callable[[], None] | None = None, terms: bool = True) -> dict[str, FileInfo]:
+                meanwhile: Callable[[], None] | None = None, count_terms: bool = True) -> dict[str, FileInfo]:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`.
         Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case).
         `meanwhile` is the caller's next step, run while workers tag changed files (if any).
-        Without `terms`, the files tagged now have their search terms counted later (LATER)."""
+        Without `count_terms`, the files tagged now have their search terms counted later (LATER)."""
         if self._last is not None and self._last[0] == stamps:
             self.changed = 0
             for note in self._last[2]:
@@ -154,7 +154,7 @@ class Indexer:
         self._load({rel for rel, stamp in stamps.items() if self._stale(rel, stamp)
                     and self._stored.get(rel, ())[:2] == stamp})
         todo = {rel: stamp for rel, stamp in stamps.items() if self._stale(rel, stamp)}
-        self._update(todo, meanwhile, terms)
+        self._update(todo, meanwhile, count_terms)
         self.changed = len(todo)
         self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
         out, notes = {}, []
@@ -191,7 +191,7 @@ class Indexer:
         payload = self.store.payload_of(rel, digest)
         known = _decode(payload, (0, 0), digest) if payload is not None else None
         if known is None or known.info is None:
-            self._update({rel: self._known[rel].stamp}, terms=False)
+            self._update({rel: self._known[rel].stamp}, count_terms=False)
             known = self._known[rel]
         return known.info if known.info is not None else file_info([], (), array("I"))
 
@@ -207,20 +207,19 @@ class Indexer:
             if digest == missing[rel].digest and terms != LATER:
                 yield rel, digest, terms
                 del missing[rel]
-        # A job names its file; its definitions go to each worker once, as it starts (inherited
-        # where processes fork): a job that carried them filled the pipe both ways and hung.
-        packed = {rel: entry.info.packed if entry.info else NO_DEFS for rel, entry in missing.items()}
-        jobs = [(str(self.root / rel), rel, self.max_file_size) for rel in missing]
-        if len(jobs) < PARALLEL_TERMS:
-            counted = ((job, _terms(job, packed[job[1]])) for job in jobs)
-        else:
+        jobs = [(str(self.root / rel), rel, entry.digest, self.max_file_size) for rel, entry in missing.items()]
+        if len(jobs) < PARALLEL_TERMS or self.store.db is None:
+            counted = ((job, None) for job in jobs)
+        else:  # each worker reads the files' definitions from the index: a kernel's are gigabytes here
             from . import workers
 
             counted = workers.run(_terms_job, jobs, self.parse_timeout, os.cpu_count() or 1,
-                                  partial(_prepare_terms, packed))
+                                  partial(_prepare_terms, self.store.path))
         rows = []
         for job, answer in counted:
             rel = job[1]
+            if answer is None:  # not given to a worker, or its row changed since
+                answer = _terms(job, missing[rel].info.packed if missing[rel].info else NO_DEFS)
             terms = answer if isinstance(answer, bytes) else NO_TERMS  # workers.Failed: not searchable
             if self.store.db is None:
                 missing[rel].terms = terms
@@ -250,12 +249,12 @@ class Indexer:
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
     def _update(self, stamps: dict[str, tuple[int, int]], meanwhile: Callable[[], None] | None = None,
-                terms: bool = True) -> None:
+                count_terms: bool = True) -> None:
         """Re-tag changed files (with their search terms, or LATER); a file whose content hash
         is stored is only re-stamped."""
         if not stamps:
             return
-        jobs = [self._job(rel, terms) for rel in stamps]
+        jobs = [self._job(rel, count_terms) for rel in stamps]
         progress = _Progress(len(jobs))
         rows = []
         while jobs:
@@ -271,7 +270,7 @@ class Indexer:
                     payload, terms = _encode(None, (answer.reason,)), NO_TERMS
                 known = _decode(payload, stamps[rel], digest) if payload is not None else None
                 if known is None:  # the stored payload was unreadable after all: tag it again
-                    retry.append(self._job(rel, terms, stored=False))
+                    retry.append(self._job(rel, count_terms, stored=False))
                     continue
                 progress.step(1)
                 if self.store.db is None:
@@ -311,9 +310,10 @@ class Indexer:
             yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1,
                                    partial(_prepare, {job[2] for job in rest}), meanwhile)
 
-    def _job(self, rel: str, terms: bool, stored: bool = True) -> tuple:
+    def _job(self, rel: str, count_terms: bool, stored: bool = True) -> tuple:
         row = self._stored.get(rel) if stored else None
-        return str(self.root / rel), rel, tags.language_for(rel), self.max_file_size, row[2] if row else "", terms
+        return (str(self.root / rel), rel, tags.language_for(rel), self.max_file_size, row[2] if row else "",
+                count_terms)
 
     def _forget(self, missing: set[str]) -> None:
         for rel in missing:
@@ -379,7 +379,7 @@ def _prepare(languages: set[str]) -> None:
 def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
     from .terms import file_terms
 
-    path, rel, language, max_file_size, _, terms = job
+    path, rel, language, max_file_size, _, count_terms = job
     data, reason = discover.read_source(Path(path), max_file_size)
     if data is None:
         return "", _encode(None, (reason,)), NO_TERMS
@@ -401,21 +401,29 @@ def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
     return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes)), \
-        file_terms(rel, defs, data) if terms else LATER
+        file_terms(rel, defs, data) if count_terms else LATER
 
 
-_packed: dict[str, bytes] = {}  # in a worker counting search terms: each file's definitions
+_reader: cache.Store | None = None  # in a worker counting search terms: its own reader of the index
 
 
-def _prepare_terms(packed: dict[str, bytes]) -> None:
-    """A search-terms worker's setup: the definitions of the files it may be asked for."""
+def _prepare_terms(path: Path) -> None:
     from . import terms  # noqa: F401
 
-    _packed.update(packed)
+    global _reader
+    _reader = cache.Store.reader(path)
 
 
-def _terms_job(job: tuple) -> bytes:
-    return _terms(job, _packed[job[1]])
+def _terms_job(job: tuple) -> bytes | None:
+    """The search terms of a file from its definitions as the index holds them; None if its
+    row changed since (the parent counts those)."""
+    _, rel, digest, _ = job
+    payload = _reader.payload_of(rel, digest)
+    try:
+        version, body, _ = marshal.loads(payload) if payload is not None else (None, None, None)
+    except (ValueError, TypeError, EOFError):
+        return None
+    return _terms(job, body[0] if body is not None else NO_DEFS) if version == PAYLOAD_VERSION else None
 
 
 def _terms(job: tuple, packed: bytes) -> bytes:
@@ -423,7 +431,7 @@ def _terms(job: tuple, packed: bytes) -> bytes:
     Tag's fields) and its bytes now."""
     from .terms import file_terms
 
-    path, rel, max_file_size = job
+    path, rel, _, max_file_size = job
     data, _ = discover.read_source(Path(path), max_file_size)
     return file_terms(rel, list(starmap(Tag, marshal.loads(packed))), data or b"")
 
