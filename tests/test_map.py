@@ -154,12 +154,7 @@ def test_no_file_takes_half_of_a_large_map_while_others_wait(tmp_path):
     from repomap.tokens import count_tokens
 
     params = ", ".join(f"argument_number_{k}=None" for k in range(4))
-    (tmp_path / "core.py").write_text("".join(f"def core_helper_{i}(value, {params}):\n    return value\n\n\n"
-                                              for i in range(100)))
-    for k in range(24):
-        body = "".join(f"def feature_{k}_step_{j}(value, option=None):\n    return core_helper_{j}(value)\n\n\n"
-                       for j in range(10))
-        (tmp_path / f"feature_{k}.py").write_text(f"from core import *\n\n\n{body}")
+    _core_used_by_features(tmp_path, f"def core_helper_{{i}}(value, {params}):\n", helpers=100, features=24, steps=10)
     text = run("map", tmp_path, "--tokens", "4096").stdout
     sections = dict(zip(_shown_files(text), _sections(text)))
     assert _shown_files(text)[0] == "core.py"
@@ -175,12 +170,7 @@ def test_a_file_of_long_signatures_takes_at_most_half_of_the_map(tmp_path):
     from repomap.tokens import count_tokens
 
     params = "".join(f"    argument_number_{k}: int | None = None,\n" for k in range(5))
-    (tmp_path / "core.py").write_text("".join(f"def core_helper_{i}(\n    value,\n{params}) -> int:\n    return value\n\n\n"
-                                              for i in range(40)))
-    for k in range(12):
-        body = "".join(f"def feature_{k}_step_{j}(value, option=None):\n    return core_helper_{j}(value)\n\n\n"
-                       for j in range(6))
-        (tmp_path / f"feature_{k}.py").write_text(f"from core import *\n\n\n{body}")
+    _core_used_by_features(tmp_path, f"def core_helper_{{i}}(\n    value,\n{params}) -> int:\n", helpers=40, features=12, steps=6)
     text = run("map", tmp_path, "--tokens", "1024").stdout
     sections = dict(zip(_shown_files(text), _sections(text)))
 
@@ -192,6 +182,16 @@ def test_a_file_of_long_signatures_takes_at_most_half_of_the_map(tmp_path):
     assert sections["core.py"] == section(6)
     assert count_tokens(section(6)) <= 512 < count_tokens(section(7))  # the most that fit in half
     assert list(sections) == ["core.py", "feature_0.py", "feature_1.py", "feature_10.py", "feature_11.py", "feature_2.py"]
+
+
+def _core_used_by_features(root: Path, header: str, helpers: int, features: int, steps: int) -> None:
+    """core.py of `helpers` functions (`header` formatted with each one's number `i`), and
+    feature files each of whose steps calls one of them: core.py ranks first."""
+    (root / "core.py").write_text("".join(header.format(i=i) + "    return value\n\n\n" for i in range(helpers)))
+    for k in range(features):
+        body = "".join(f"def feature_{k}_step_{j}(value, option=None):\n    return core_helper_{j}(value)\n\n\n"
+                       for j in range(steps))
+        (root / f"feature_{k}.py").write_text(f"from core import *\n\n\n{body}")
 
 
 def _sections(text: str) -> list[str]:
