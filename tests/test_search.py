@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from conftest import damage_column, run
 from test_retrieve import repo  # noqa: F401  (fixture)
 
@@ -196,6 +198,23 @@ def test_a_map_alone_counts_no_search_terms_and_a_search_after_it_answers_as_a_f
     assert uncounted() == 1
     assert _answers(root, "--cache-dir", cache) == _answers(root, "--no-cache")
     assert uncounted() == 0
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_a_kept_repomap_counts_what_its_maps_left_when_it_first_searches(tmp_path, use_cache):
+    """As a chat loop runs it: maps without a task text, an edit, another map, then searches
+    in the same RepoMap, with and without an index; the answers are a fresh RepoMap's."""
+    from repomap import RepoMap
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _many_modules(root, 70)
+    kept = RepoMap(root, cache_dir=tmp_path / "cache", use_cache=use_cache)
+    kept.build()
+    (root / "mod03.py").write_text((root / "mod03.py").read_text().replace("record 3", "record cache retry"))
+    kept.build()
+    for query in QUERIES:
+        assert kept.search(query, limit=12) == RepoMap(root, use_cache=False).search(query, limit=12)
 
 
 def test_damaged_stored_postings_are_built_again(tmp_path):
