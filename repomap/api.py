@@ -296,10 +296,9 @@ class RepoMap:
             return self._postings(scan, *signalled[1:], stored=False).search(query, scores, limit, keep)
 
     def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions, stored: bool = True) -> Overlay:
-        """The search postings of this state of the files: the stored ones, with the files
-        changed since put in place of their stored versions (read, with only those files'
-        terms, once per state); built anew and stored when none are stored (or `stored` is
-        false: they were found damaged), or when more than REBUILD_SHARE of the files changed."""
+        """The search postings of this state of the files: the stored ones (_base_postings),
+        with the files changed since put in place of their stored versions (read, with only
+        those files' terms, once per state)."""
         import numpy as np
 
         from .search import Overlay, Postings
@@ -309,19 +308,9 @@ class RepoMap:
             return kept[1]
         self._kept.pop("postings", None)
         secondary = self._secondary(scan)
-        base = self._base
-        if base is None and stored and (arrays := self.indexer.store.arrays("postings")) is not None:
-            try:
-                base = Postings(arrays)
-            except (ValueError, KeyError, IndexError):
-                base = None
-        place, changed = base.live(edges.files, self.indexer.digest, secondary) if base else (None, edges.files)
-        if base is None or len(changed) > REBUILD_SHARE * len(edges.files):
-            base = Postings.build(self._documents(edges.files, secondary))
-            self.indexer.store.save_arrays("postings", base.arrays)
-            # By path, not position: the index hands out terms in any order.
-            place, changed = base.live(edges.files, self.indexer.digest, secondary)
-        self._base = base
+        base = self._base_postings(scan, stored)
+        # By path, not position: the index hands out terms in any order.
+        place, changed = base.live(edges.files, self.indexer.digest, secondary)
         number = {rel: f for f, rel in enumerate(edges.files)}
         parts = [(base, place)]
         if changed:
@@ -330,6 +319,29 @@ class RepoMap:
         overlay = Overlay(parts, edges.files, every, lambda k: every.tag(k, edges, scan.infos))
         self._kept["postings"] = (scan.state, overlay)
         return overlay
+
+    def _base_postings(self, scan: Scan, stored: bool = True) -> Postings:
+        """The stored search postings; built anew and stored when none are stored (or `stored`
+        is false: they were found damaged), or when more than REBUILD_SHARE of the files
+        changed. A search makes sure of them before ranking loads its state, and a new build is
+        read back memory-mapped: the kernel's first search peaked at 4.3 GB, a build of 1.7 GB
+        on top of the ranking's 2.0 (bench/speed.py)."""
+        from .search import Postings
+
+        files, secondary = sorted(scan.infos), self._secondary(scan)
+        base = self._base
+        if base is None and stored and (arrays := self.indexer.store.arrays("postings")) is not None:
+            try:
+                base = Postings(arrays)
+            except (ValueError, KeyError, IndexError):
+                base = None
+        if base is None or len(base.live(files, self.indexer.digest, secondary)[1]) > REBUILD_SHARE * len(files):
+            base = Postings.build(self._documents(files, secondary))
+            self.indexer.store.save_arrays("postings", base.arrays)
+            if (arrays := self.indexer.store.arrays("postings")) is not None:
+                base = Postings(arrays)
+        self._base = base
+        return base
 
     def _documents(self, rels: list[str], secondary: set[str]) -> Iterator[tuple[str, str, bool, bytes]]:
         """(path, content hash, secondary, search terms) of these files, for Postings.build."""
@@ -448,6 +460,8 @@ class RepoMap:
         from .graph import Signals
 
         mention_files, query = list(mention_files), words.task_text(query)
+        if query.strip():  # search postings first: a build and the ranking's state are each large
+            self._base_postings(scan)
         names = self._names(scan) if query.strip() or mention_files else words.Names.of({})
         named = words.mentions(" ".join(mention_files), names)
         asked = words.mentions(query, names)
