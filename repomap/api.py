@@ -311,6 +311,9 @@ class RepoMap:
         base = self._base_postings(scan, stored)
         # By path, not position: the index hands out terms in any order.
         place, changed = base.live(edges.files, self.indexer.digest, secondary)
+        if len(changed) > REBUILD_SHARE * len(edges.files):
+            base = self._build_postings(edges.files, secondary)
+            place, changed = base.live(edges.files, self.indexer.digest, secondary)
         number = {rel: f for f, rel in enumerate(edges.files)}
         parts = [(base, place)]
         if changed:
@@ -321,27 +324,35 @@ class RepoMap:
         return overlay
 
     def _base_postings(self, scan: Scan, stored: bool = True) -> Postings:
-        """The stored search postings; built anew and stored when none are stored (or `stored`
-        is false: they were found damaged), or when more than REBUILD_SHARE of the files
-        changed. A search makes sure of them before ranking loads its state, and a new build is
-        read back memory-mapped: the kernel's first search peaked at 4.3 GB, a build of 1.7 GB
-        on top of the ranking's 2.0 (bench/speed.py)."""
+        """The search postings this RepoMap read or built: the stored ones, built anew when
+        none are stored (or `stored` is false: they were found damaged) or when more than
+        REBUILD_SHARE of the files changed since. A search makes sure of them before ranking
+        loads its state: the kernel's first search peaked at 4.2 GB, a build of 2.2 GB on the
+        ranking's 2.0 (bench/speed.py)."""
         from .search import Postings
 
-        files, secondary = sorted(scan.infos), self._secondary(scan)
-        base = self._base
-        if base is None and stored and (arrays := self.indexer.store.arrays("postings")) is not None:
-            try:
-                base = Postings(arrays)
-            except (ValueError, KeyError, IndexError):
-                base = None
-        if base is None or len(base.live(files, self.indexer.digest, secondary)[1]) > REBUILD_SHARE * len(files):
-            base = Postings.build(self._documents(files, secondary))
-            self.indexer.store.save_arrays("postings", base.arrays)
-            if (arrays := self.indexer.store.arrays("postings")) is not None:
-                base = Postings(arrays)
-        self._base = base
-        return base
+        if self._base is None:
+            if stored and (arrays := self.indexer.store.arrays("postings")) is not None:
+                try:
+                    self._base = Postings(arrays)
+                except (ValueError, KeyError, IndexError):
+                    self._base = None
+            files, secondary = sorted(scan.infos), self._secondary(scan)
+            if self._base is None or \
+                    len(self._base.live(files, self.indexer.digest, secondary)[1]) > REBUILD_SHARE * len(files):
+                self._build_postings(files, secondary)
+        return self._base
+
+    def _build_postings(self, files: list[str], secondary: set[str]) -> Postings:
+        """Postings of these files, stored and read back memory-mapped, so the build's memory
+        is let go."""
+        from .search import Postings
+
+        self._base = Postings.build(self._documents(files, secondary))
+        self.indexer.store.save_arrays("postings", self._base.arrays)
+        if (arrays := self.indexer.store.arrays("postings")) is not None:
+            self._base = Postings(arrays)
+        return self._base
 
     def _documents(self, rels: list[str], secondary: set[str]) -> Iterator[tuple[str, str, bool, bytes]]:
         """(path, content hash, secondary, search terms) of these files, for Postings.build."""
