@@ -310,10 +310,10 @@ class RepoMap:
         secondary = self._secondary(scan)
         base = self._base_postings(scan, stored)
         # By path, not position: the index hands out terms in any order.
-        place, changed = base.live(edges.files, self.indexer.digest, secondary)
+        place, changed = self._live(base, scan, edges.files, secondary)
         if len(changed) > REBUILD_SHARE * len(edges.files):
             base = self._build_postings(edges.files, secondary)
-            place, changed = base.live(edges.files, self.indexer.digest, secondary)
+            place, changed = self._live(base, scan, edges.files, secondary)
         number = {rel: f for f, rel in enumerate(edges.files)}
         parts = [(base, place)]
         if changed:
@@ -338,10 +338,18 @@ class RepoMap:
                 except (ValueError, KeyError, IndexError):
                     self._base = None
             files, secondary = sorted(scan.infos), self._secondary(scan)
-            if self._base is None or \
-                    len(self._base.live(files, self.indexer.digest, secondary)[1]) > REBUILD_SHARE * len(files):
+            if self._base is None or len(self._live(self._base, scan, files, secondary)[1]) > REBUILD_SHARE * len(files):
                 self._build_postings(files, secondary)
         return self._base
+
+    def _live(self, base: Postings, scan: Scan, files: list[str], secondary: set[str]) -> tuple:
+        """base.live(files, ...), once per postings and state of the files: _base_postings and
+        _postings both ask it of a first search, and a kernel's takes 0.3 s."""
+        kept = self._kept.get("live")
+        if kept is None or kept[0] != (base, scan.state, files):
+            kept = ((base, scan.state, files), base.live(files, self.indexer.digest, secondary))
+            self._kept["live"] = kept
+        return kept[1]
 
     def _build_postings(self, files: list[str], secondary: set[str]) -> Postings:
         """Postings of these files, stored and read back memory-mapped, so the build's memory
