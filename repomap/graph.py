@@ -16,7 +16,7 @@ import math
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 
 import numpy as np
@@ -204,18 +204,25 @@ class Edges:
         return run_starts(self.src, self.dst)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The graph with its pairs and walk, which a process would otherwise make again before
+        its first ranking (Django: 7 ms of an edited map's 0.25 s; the kernel: 0.15 s)."""
         return {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight, "external": self.external,
-                "files": packed(self.files), "names": packed(self.names)}
+                "files": packed(self.files), "names": packed(self.names), "pairs": self.pairs,
+                **{f"walk_{part.name}": getattr(self.walk, part.name) for part in fields(Walk)}}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Edges:
         """A stored graph, checked as far as what it indexes with (ValueError if damaged)."""
         files, names = unpacked(arrays["files"]), unpacked(arrays["names"])
-        src, dst, name = arrays["src"], arrays["dst"], arrays["name"]
+        src, dst, name, pairs = arrays["src"], arrays["dst"], arrays["name"], arrays["pairs"]
+        walk = Walk(**{part.name: arrays[f"walk_{part.name}"] for part in fields(Walk)})
         if not (len(src) == len(dst) == len(name) == len(arrays["weight"]) and len(arrays["external"]) == len(files)
-                and within(src, len(files)) and within(dst, len(files)) and within(name, len(names))):
+                and within(src, len(files)) and within(dst, len(files)) and within(name, len(names))
+                and within(pairs, len(src)) and walk.fits(len(files))):
             raise ValueError("stored graph damaged")
-        return cls(files, names, src, dst, name, arrays["weight"], arrays["external"])
+        edges = cls(files, names, src, dst, name, arrays["weight"], arrays["external"])
+        edges.__dict__.update(pairs=pairs, walk=walk)  # the cached properties, as made when stored
+        return edges
 
 
 def build_edges(infos: dict[str, FileInfo], secondary: set[str]) -> Edges:
@@ -462,6 +469,13 @@ class Walk:
         target_starts = run_starts(pair_cols)
         return cls(rows, share, out == 0, rows[starts], np.add.reduceat(share, starts), pair_cols[target_starts],
                    target_starts)
+
+    def fits(self, n: int) -> bool:
+        """Whether a stored walk over `n` files (and the sink) indexes only what is there."""
+        return len(self.rows) == len(self.share) and len(self.dangling) == n + 1 \
+            and len(self.pair_rows) == len(self.pair_share) and len(self.targets) == len(self.target_starts) \
+            and within(self.rows, n + 1) and within(self.pair_rows, n + 1) and within(self.targets, n + 1) \
+            and within(self.target_starts, len(self.pair_rows))
 
 
 def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100

@@ -256,7 +256,10 @@ def test_a_damaged_stored_graph_is_built_again(shop, tmp_path):
     point outside what they index are found and the graph is built again."""
     cache = tmp_path / "cache"
     assert run("map", shop, "--cache-dir", cache).returncode == 0
-    for tokens, (kind, column) in enumerate([("edges", "dst"), ("definitions", "file"), ("definitions", "target")]):
+    damaged = [("edges", "dst"), ("edges", "pairs"), ("edges", "walk_rows"), ("edges", "walk_pair_rows"),
+               ("edges", "walk_targets"), ("edges", "walk_target_starts"), ("definitions", "file"),
+               ("definitions", "target")]
+    for tokens, (kind, column) in enumerate(damaged):
         stored, = cache.glob(f"*.{kind}")
         damage_column(stored, column)
         asked = ("--tokens", 300 + tokens)  # a request not answered before: no stored map
