@@ -6,7 +6,6 @@ Command-line flags win over them; a key we do not know is an error that names it
 from __future__ import annotations
 
 import math
-import tomllib
 from pathlib import Path
 
 from .errors import ConfigError
@@ -44,6 +43,8 @@ def load(root: Path) -> dict:
 
 
 def _read(path: Path) -> dict:
+    import tomllib  # only where a settings file is: a map in a tree without one never needs it
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -6,7 +6,6 @@ import marshal
 import os
 import re
 import stat
-import subprocess
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -123,6 +122,8 @@ def _outside_environments(files: list[str], tally: Tally) -> list[str]:
 def _git_files(root: Path) -> list[str] | None:
     if not _in_work_tree(root):
         return None
+    import subprocess  # only for a work tree: a source archive's walk never starts git
+
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
