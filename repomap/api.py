@@ -164,9 +164,9 @@ class RepoMap:
         self._memo: tokens.Memo | None = None
         self._base: Postings | None = None  # the stored search postings, read on the first search
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
-        listings = f"walk-{ignore}"  # each folder's listing, checked by a stat on the next walk
-        self._walker = discover.Walker(lambda: self.indexer.store.blob(listings),
-                                       lambda data: self.indexer.store.save_blob(listings, data))
+        walk = f"walk-{ignore}"  # the last walk, checked by a stat a folder on the next one
+        self._walker = discover.Walker(lambda part: self.indexer.store.blob(f"{walk}-{part}"),
+                                       lambda part, data: self.indexer.store.save_blob(f"{walk}-{part}", data))
         self._states: tuple[dict | None, str, str] = (None, "", "")  # the last scan's infos and their digests
         self._lock = threading.RLock()
 

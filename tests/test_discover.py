@@ -146,20 +146,40 @@ def test_a_walk_is_kept_for_the_next_process_and_lists_only_what_changed(tmp_pat
     make_tree(tmp_path)
     age(tmp_path)
     stored = {}
-    first = Walker(lambda: stored.get("walk"), lambda data: stored.update(walk=data))
+    first = Walker(stored.get, lambda part, data: stored.update({part: data}))
     assert sorted(first.walk(tmp_path, Tally(), True)) == EXPECTED
     listed = listing(monkeypatch)
-    restored = Walker(lambda: stored.get("walk"), lambda data: stored.update(walk=data))
+    restored = Walker(stored.get, lambda part, data: stored.update({part: data}))
     assert sorted(restored.walk(tmp_path, Tally(), True)) == EXPECTED
     assert listed == []  # nothing changed: every listing came from the store
     (tmp_path / "sub" / "new.py").write_text("x = 1\n")
     (tmp_path / ".gitignore").write_text(IGNORE.replace("build/\n", ""))  # rules from above change
-    again = Walker(lambda: stored.get("walk"), lambda data: stored.update(walk=data))
+    again = Walker(stored.get, lambda part, data: stored.update({part: data}))
     kept, fresh = Tally(), Tally()
     walked = sorted(again.walk(tmp_path, kept, True))
     assert walked == sorted(Walker().walk(tmp_path, fresh, True)) and kept.ignored == fresh.ignored
     assert {"sub/new.py", "build/out.py", "sub/build/x.py"} <= set(walked)
-    assert sorted(Walker(lambda: b"not marshal", None).walk(tmp_path, Tally(), True)) == walked  # unusable: walked anew
+    assert sorted(Walker(lambda part: b"not marshal", None).walk(tmp_path, Tally(), True)) == walked  # unusable: walked anew
+
+
+def test_a_walk_that_finds_no_folder_changed_still_sees_a_gitignore_edited_in_place(tmp_path, monkeypatch):
+    """Where no folder changed, the last walk's snapshot answers without listing one; a
+    .gitignore rewritten in place leaves its folder's time as it was, and must still count."""
+    make_tree(tmp_path)
+    age(tmp_path)
+    stored, kept = {}, Walker()
+    assert sorted(Walker(stored.get, lambda part, data: stored.update({part: data})).walk(tmp_path, Tally(), True)) \
+        == sorted(kept.walk(tmp_path, Tally(), True)) == EXPECTED
+    listed = listing(monkeypatch)
+    tally = Tally()
+    assert sorted(Walker(stored.get, None).walk(tmp_path, tally, True)) == EXPECTED and listed == []
+    assert tally.ignored == {".gitignore: build/": 2, ".gitignore: *.log": 1, ".gitignore: /root_only.py": 1,
+                             ".gitignore: **/gen/*.py": 2, "sub/.gitignore: *.tmp": 1}
+    ignore, folder = tmp_path / "sub" / ".gitignore", os.stat(tmp_path / "sub").st_mtime_ns
+    ignore.write_text("*.tmp\nok.py\n")
+    os.utime(tmp_path / "sub", ns=(folder, folder))  # as a rewrite in place leaves it
+    for walker in (kept, Walker(stored.get, None)):
+        assert sorted(walker.walk(tmp_path, Tally(), True)) == [f for f in EXPECTED if f != "sub/ok.py"]
 
 
 def test_a_folder_changed_within_a_clock_tick_is_listed_again(tmp_path):
