@@ -339,3 +339,19 @@ def test_a_closure_is_found_by_its_own_words(tmp_path):
     body = run("retrieve", ids(found)[0], "--root", tmp_path).stdout
     assert body.splitlines()[1:] == ["    onLeave(el, done) {", "      // reflow before the leave-active class is added",
                                      "      forceReflow(el)", "      finishLeave(el, done)", "    }"]
+
+
+def test_rows_are_put_in_bucket_order_as_a_stable_sort_would():
+    """The build sorts rows a range of buckets at a time, to hold less memory; the order and
+    each bucket's start must be the whole stable sort's, at the ranges' edges too."""
+    import numpy as np
+
+    from repomap.search import BUCKETS, ORDER_PARTS, _bucket_order
+
+    edges = [k * (BUCKETS // ORDER_PARTS) + d for k in range(ORDER_PARTS + 1) for d in (-1, 0)]
+    bucket = np.random.default_rng(7).choice(np.array([e for e in edges if 0 <= e < BUCKETS] + [3, 4096]),
+                                             size=5000).astype(np.uint16)
+    order, starts = _bucket_order(bucket)
+    expected = np.argsort(bucket, kind="stable")
+    assert order.tolist() == expected.tolist()
+    assert starts.tolist() == np.searchsorted(bucket[expected], np.arange(BUCKETS + 1)).tolist()
