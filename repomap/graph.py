@@ -206,9 +206,13 @@ class Edges:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The graph with its pairs and walk, which a process would otherwise make again before
         its first ranking (Django: 7 ms of an edited map's 0.25 s; the kernel: 0.15 s)."""
-        return {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight, "external": self.external,
-                "files": packed(self.files), "names": packed(self.names), "pairs": self.pairs,
-                **{f"walk_{part.name}": getattr(self.walk, part.name) for part in fields(Walk)}}
+        made = "walk" not in self.__dict__
+        arrays = {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight,
+                  "external": self.external, "files": packed(self.files), "names": packed(self.names),
+                  "pairs": self.pairs, **{f"walk_{part.name}": getattr(self.walk, part.name) for part in fields(Walk)}}
+        if made:  # let go once stored, till ranking asks: kept, it raised a cold kernel map's peak by 140 MB
+            del self.__dict__["walk"]
+        return arrays
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Edges:
