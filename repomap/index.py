@@ -314,7 +314,8 @@ class Indexer:
     def _meanwhile(self, meanwhile: Callable[[], None] | None, setup: Callable[[], None]) -> None:
         """This process's work while workers tag: the caller's next step; and where this indexer
         has refreshed before (a chat loop, the MCP server), the workers' own setup, so that the
-        workers of the next edit are forked ready (Django: 8 ms to tag a file instead of 31)."""
+        workers of the next edit are forked ready (Django, a kept RepoMap's second edit: 0.065-0.095 s
+        instead of 0.080-0.124)."""
         if meanwhile is not None:
             meanwhile()
         if self._last is not None:
