@@ -225,7 +225,7 @@ class Walker:
         self._load, self._save = load, save  # _load: till the listings are restored
 
     def walk(self, root: Path, tally: Tally, ignore: bool) -> list[str]:
-        if self._load is not None and self._snapshot is None and not self._listed:
+        if self._load is not None and self._snapshot is None:  # the first walk: the stored snapshot
             self._snapshot = Snapshot.restored(self._load("snapshot"))
         if self._snapshot is not None and self._snapshot.holds():
             return self._snapshot.found(tally)
@@ -300,7 +300,8 @@ class Snapshot:
     """What a whole walk found, good while no folder in it has changed (its modification time)
     and no .gitignore in it has: checked by one stat each, without the listings or their rules."""
 
-    stamps: dict[str, tuple[int, int] | int]  # each folder's modification time; each .gitignore's _stamp
+    folders: dict[str, int]  # each folder's modification time
+    ignores: dict[str, tuple[int, int] | None]  # each .gitignore's _stamp
     files: list[str]
     hidden: dict[str, int]  # entries hidden, by rule
 
@@ -309,26 +310,20 @@ class Snapshot:
         """None where a folder's listing is not trusted (changed within a clock tick)."""
         if any(entry.stamp == -1 for entry in listed.values()):
             return None
-        stamps: dict[str, tuple[int, int] | int] = {folder: entry.stamp for folder, entry in listed.items()}
-        stamps.update((os.path.join(folder, ".gitignore"), entry.ignore_stamp)
-                      for folder, entry in listed.items() if entry.ignore is not None)
         hidden: dict[str, int] = {}
         for entry in listed.values():
             for rule in entry.hidden:
                 hidden[rule] = hidden.get(rule, 0) + 1
-        return cls(stamps, list(files), hidden)
+        return cls({folder: entry.stamp for folder, entry in listed.items()},
+                   {os.path.join(folder, ".gitignore"): entry.ignore_stamp
+                    for folder, entry in listed.items() if entry.ignore is not None}, list(files), hidden)
 
     def holds(self) -> bool:
-        for path, stamp in self.stamps.items():
-            try:
-                if type(stamp) is int:
-                    if os.stat(path).st_mtime_ns != stamp:
-                        return False
-                elif _stamp(path) != stamp:
-                    return False
-            except OSError:
-                return False
-        return True
+        try:
+            return all(os.stat(folder).st_mtime_ns == stamp for folder, stamp in self.folders.items()) \
+                and all(_stamp(path) == stamp for path, stamp in self.ignores.items())
+        except OSError:
+            return False
 
     def found(self, tally: Tally) -> list[str]:
         for rule, count in self.hidden.items():
@@ -336,17 +331,19 @@ class Snapshot:
         return list(self.files)
 
     def stored(self) -> bytes:
-        return marshal.dumps((self.stamps, self.files, self.hidden))
+        return marshal.dumps((self.folders, self.ignores, self.files, self.hidden))
 
     @classmethod
     def restored(cls, data: bytes | None) -> Snapshot | None:
         """The snapshot `stored` gave; None if the data is not such."""
         try:
-            stamps, files, hidden = marshal.loads(data) if data else (None, None, None)
-            shapes = [(stamps, dict), (files, list), (hidden, dict)]
-            return cls(stamps, files, hidden) if all(isinstance(part, kind) for part, kind in shapes) else None
+            parts = marshal.loads(data) if data else None
+            shapes = [dict, dict, list, dict]
+            if isinstance(parts, tuple) and len(parts) == 4 and all(map(isinstance, parts, shapes)):
+                return cls(*parts)
         except (ValueError, TypeError, EOFError):
-            return None
+            pass
+        return None
 
 
 def _stored(listed: dict[str, _Listed]) -> bytes:
