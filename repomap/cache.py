@@ -318,13 +318,15 @@ class Store:
                 return None
         return row
 
-    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes, bytes, str]], deleted: list[str]) -> None:
-        """Store new and changed files and forget deleted ones, in one transaction."""
-        if rows or deleted:
-            sealed = [(*row[:4], _sealed(row[4]), _sealed(row[5]), *row[6:]) for row in rows]
-            self._write(lambda db: (
-                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", sealed),
-                db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
+    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes, bytes, str]], deleted: list[str]) -> bool:
+        """Store new and changed files and forget deleted ones, in one transaction; whether
+        they are stored."""
+        if not (rows or deleted):
+            return self.db is not None
+        sealed = [(*row[:4], _sealed(row[4]), _sealed(row[5]), *row[6:]) for row in rows]
+        return self._write(lambda db: (
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", sealed),
+            db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
 
     def save_terms(self, rows: list[tuple[bytes, str, str]]) -> None:
         """Store the search terms of files counted after they were tagged: (terms, path, hash),
@@ -333,18 +335,21 @@ class Store:
             sealed = [(_sealed(terms), path, digest) for terms, path, digest in rows]
             self._write(lambda db: db.executemany("UPDATE files SET terms = ? WHERE path = ? AND hash = ?", sealed))
 
-    def _write(self, change) -> None:
-        """Run `change(db)` in one immediate transaction; a failure costs this run's results only."""
+    def _write(self, change) -> bool:
+        """Run `change(db)` in one immediate transaction; a failure costs this run's results
+        only. Whether it was made."""
         with self._lock:
             if self.db is None:
-                return
+                return False
             try:
                 with self.db:
                     self.db.execute("BEGIN IMMEDIATE")
                     change(self.db)
+                return True
             except sqlite3.DatabaseError as exc:
                 self._failed(exc, "could not update the cache {path} ({exc}); this run's results are not stored",
                              disable=False)
+                return False
 
 
 def _sealed(value: bytes) -> bytes:

@@ -396,7 +396,7 @@ def _run_index(args: argparse.Namespace) -> int:
     for rel in scan.infos:
         language = tags.language_for(rel) or "?"
         languages[language] = languages.get(language, 0) + 1
-    symbols = sum(len(info.defs) for info in scan.infos.values())
+    symbols = sum(len(info.names) for info in scan.infos.values())  # not .defs: a kernel's would be 1.3 GB of Tags
     where = "no cache" if repo.indexer.store.db is None else str(repo.indexer.store.path)
     print(f"{len(scan.infos)} files ({repo.indexer.changed} read again), {symbols} symbols "
           f"in {time.perf_counter() - started:.2f} s; index: {where}")

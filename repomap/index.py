@@ -61,12 +61,15 @@ class FileInfo:
 
 
 class _Stored(FileInfo):
-    """An unchanged file's FileInfo, read from the index when a field other than `links` is
-    first used: a map after an edit inside a body, whose graph is stored, reads the rows of
-    the files it shows, not of all of them (a kernel's take 15 s to decode)."""
+    """A stored file's FileInfo, holding `links` and the fields in `held`; the others are read
+    from the index when one is first used. An unchanged file holds none: a map after an edit
+    inside a body, whose graph is stored, reads the rows of the files it shows, not of all of
+    them (a kernel's take 15 s to decode). A file tagged now holds all but its definitions'
+    rows (`packed`), which only the files a map shows need: a kernel's are 291 MB."""
 
-    def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes):
+    def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, **held):
         self.links = links
+        self.__dict__.update(held)
         self._source = (indexer, rel, digest)
 
     def __getattr__(self, name: str):
@@ -76,7 +79,8 @@ class _Stored(FileInfo):
         indexer, rel, digest = source
         info = indexer.read(rel, digest)
         for read in _READ:
-            setattr(self, read, getattr(info, read))
+            if read not in self.__dict__:
+                setattr(self, read, getattr(info, read))
         return getattr(self, name)
 
 
@@ -280,11 +284,23 @@ class Indexer:
                 self._stored[rel] = (*stamps[rel], digest, links, notes)
                 rows.append((rel, *stamps[rel], digest, payload, terms, links, notes))
                 if len(rows) >= SAVE_EVERY:
-                    self.store.save(rows, [])
+                    self._save(rows)
                     rows = []
             jobs, meanwhile = retry, None
         progress.close()
-        self.store.save(rows, [])
+        self._save(rows)
+
+    def _save(self, rows: list[tuple]) -> None:
+        """Store tagged files; once they are stored, their definitions' rows are read from the
+        index when first needed instead of held (_Stored): a cold run of the kernel held 1.1 GB
+        of FileInfo, and a search's postings build came on top of it."""
+        if not self.store.save(rows, []):
+            return
+        for rel, _, _, digest, *_ in rows:
+            known = self._known[rel]
+            if known.info is not None and not isinstance(known.info, _Stored):
+                known.info = _Stored(self, rel, digest, known.info.links,
+                                     **{name: getattr(known.info, name) for name in _HELD})
 
     def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None) -> Iterator[tuple[tuple, object]]:
         """(job, _tag_job's answer or workers.Failed) per job. A file whose bytes hash as stored
@@ -451,6 +467,7 @@ def _terms(job: tuple, packed: bytes) -> bytes:
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
 _READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "_defs")]  # what _Stored reads on first use
+_HELD = [name for name in _READ if name != "packed"]  # what a file tagged now holds once stored
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:

@@ -217,6 +217,24 @@ def test_a_damaged_row_read_after_the_scan_is_tagged_again(tree, tmp_path):
     assert result.stderr == "repomap: warning: damaged rows in the cache were dropped and are made again\n"
 
 
+def test_files_tagged_now_read_their_definitions_back_once_stored(tree, tmp_path, monkeypatch):
+    """Once stored, a file tagged now holds what ranking needs but not its definitions' rows
+    (a kernel's are 291 MB): they are read back from the index when first used, and tagged
+    again if the row was damaged meanwhile. Where nothing could be stored they are held."""
+    from repomap.api import RepoMap
+
+    fresh = RepoMap(tree, use_cache=False).scan(count_terms=False).infos
+    assert all("packed" in vars(info) for info in fresh.values())
+    infos = RepoMap(tree, cache_dir=tmp_path / "cache").scan(count_terms=False).infos
+    assert infos.keys() == fresh.keys() and not any("packed" in vars(info) for info in infos.values())
+    with sqlite3.connect(next((tmp_path / "cache").glob("*.sqlite"))) as db:
+        db.execute("UPDATE files SET payload = ? WHERE path = 'm1.py'", (b"not a payload",))
+    assert {rel: info.defs for rel, info in infos.items()} == {rel: info.defs for rel, info in fresh.items()}
+    monkeypatch.setattr(cache.Store, "save", lambda self, rows, deleted: False)  # a write that failed
+    held = RepoMap(tree, cache_dir=tmp_path / "other").scan(count_terms=False).infos
+    assert all("packed" in vars(info) for info in held.values())
+
+
 def test_map_after_a_body_edit_equals_a_fresh_one(shop, tmp_path):
     """Token counts remembered from the last map (the tokenizer is not even loaded when the
     texts repeat) give the same map as counting afresh."""
