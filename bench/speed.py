@@ -6,6 +6,8 @@ express 4.21.2 with its dependencies (npm), and the Linux kernel 6.1 (Debian
 linux-source-6.1, only with --kernel: it is large). Every figure is one fresh process,
 except the rows marked "kept", timed inside one long-lived process as a chat loop or
 the MCP server runs it; ratios compare runs made in the same session on the same machine.
+Memory is the peak resident set of the busiest process of a run: repomap's or one of its
+workers' (wait4 gives the larger).
 
     python bench/speed.py [--kernel] [--only django]
 """
@@ -214,6 +216,9 @@ def bench(name: str, root: Path) -> None:
     finally:
         victim.write_bytes(original)
     shutil.rmtree(cache_dir)
+    search[search.index("--cache-dir") + 1] = tempfile.mkdtemp(prefix="repomap-bench-")
+    row("cold search (first command)", measure(search))  # tags with search terms, then builds postings
+    shutil.rmtree(search[search.index("--cache-dir") + 1])
     print(f"  cold / floor = {cold[0] / floor[0]:.2f}   warm / cold = {warm[0] / cold[0]:.3f}   "
           f"warm graph - warm map = {graphed[0] - warm[0]:+.2f} s")
     print("  top of the map: " + " | ".join(line for line in cold[2].splitlines()[:12] if line.endswith(":")))

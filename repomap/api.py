@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from . import cache, config, discover, retrieve, tags, tokens, words
+from . import cache, config, discover, memory, retrieve, tags, tokens, words
 from .config import DEFAULTS
 from .errors import NotFound, RepoMapError
 from .index import FileInfo, Indexer
@@ -353,13 +353,14 @@ class RepoMap:
 
     def _build_postings(self, files: list[str], secondary: set[str]) -> Postings:
         """Postings of these files, stored and read back memory-mapped, so the build's memory
-        is let go."""
+        is let go (and given back: memory.py)."""
         from .search import Postings
 
         self._base = Postings.build(self._documents(files, secondary))
         self.indexer.store.save_arrays("postings", self._base.arrays)
         if (arrays := self.indexer.store.arrays("postings")) is not None:
             self._base = Postings(arrays)
+        memory.give_back()
         return self._base
 
     def _documents(self, rels: list[str], secondary: set[str]) -> Iterator[tuple[str, str, bool, bytes]]:

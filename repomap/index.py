@@ -16,7 +16,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import cache, discover, tags
+from . import cache, discover, memory, tags
 from .config import DEFAULTS
 from .tags import Tag
 
@@ -32,6 +32,10 @@ LATER = b""
 # starting a worker a tenth of a second. By hand.
 PARALLEL_TERMS = 64
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
+SAVE_BYTES = 64 << 20  # and payload bytes: each of the kernel's amdgpu register headers is megabytes
+# A save of this many payload bytes or more gives the memory freed meanwhile back (memory.py);
+# an edit's few files do not import ctypes for it. By hand, well under SAVE_BYTES.
+TRIM_BYTES = 1 << 20
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
 _BUCKET = {"call": 1, "member": 2}
@@ -260,7 +264,7 @@ class Indexer:
             return
         jobs = [self._job(rel, count_terms) for rel in stamps]
         progress = _Progress(len(jobs))
-        rows = []
+        rows, held = [], 0
         while jobs:
             retry = []
             for job, answer in self._tagged(jobs, meanwhile):
@@ -283,24 +287,26 @@ class Indexer:
                 links, notes = known.info.links if known.info else b"", "\n".join(known.notes)
                 self._stored[rel] = (*stamps[rel], digest, links, notes)
                 rows.append((rel, *stamps[rel], digest, payload, terms, links, notes))
-                if len(rows) >= SAVE_EVERY:
-                    self._save(rows)
-                    rows = []
+                held += len(payload) + len(terms)
+                if len(rows) >= SAVE_EVERY or held >= SAVE_BYTES:
+                    self._save(rows, held)
+                    rows, held = [], 0
             jobs, meanwhile = retry, None
         progress.close()
-        self._save(rows)
+        self._save(rows, held)
 
-    def _save(self, rows: list[tuple]) -> None:
-        """Store tagged files; once they are stored, their definitions' rows are read from the
-        index when first needed instead of held (_Stored): a cold run of the kernel held 1.1 GB
-        of FileInfo, and a search's postings build came on top of it."""
-        if not self.store.save(rows, []):
-            return
-        for rel, _, _, digest, *_ in rows:
-            known = self._known[rel]
-            if known.info is not None and not isinstance(known.info, _Stored):
-                known.info = _Stored(self, rel, digest, known.info.links,
-                                     **{name: getattr(known.info, name) for name in _HELD})
+    def _save(self, rows: list[tuple], size: int) -> None:
+        """Store tagged files (`size` bytes of payloads and terms); once they are stored, their
+        definitions' rows are read from the index when first needed instead of held (_Stored),
+        and a large batch gives back the memory freed with it."""
+        if self.store.save(rows, []):
+            for rel, _, _, digest, *_ in rows:
+                known = self._known[rel]
+                if known.info is not None and not isinstance(known.info, _Stored):
+                    known.info = _Stored(self, rel, digest, known.info.links,
+                                         **{name: getattr(known.info, name) for name in _HELD})
+        if size >= TRIM_BYTES:
+            memory.give_back()
 
     def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None) -> Iterator[tuple[tuple, object]]:
         """(job, _tag_job's answer or workers.Failed) per job. A file whose bytes hash as stored
