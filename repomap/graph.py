@@ -168,6 +168,26 @@ class RankedList(Sequence):
         place[by_file] = run_places(self.file[by_file])
         return place
 
+    def to_arrays(self, file_rank: dict[str, float]) -> dict[str, np.ndarray]:
+        """This ranking and each file's PageRank (`file_rank`) as numbers, to keep and store."""
+        return {"score": self.score, "number": self.number,
+                "file_rank": np.array([file_rank[path] for path in self.paths], dtype=np.float64)}
+
+    @staticmethod
+    def checked(arrays: dict[str, np.ndarray], every: Definitions, edges: Edges) -> dict[str, np.ndarray]:
+        """Stored to_arrays, checked as far as what they index with (ValueError if damaged)."""
+        if not (len(arrays["score"]) == len(arrays["number"]) and len(arrays["file_rank"]) == len(edges.files)
+                and within(arrays["number"], len(every.file))):
+            raise ValueError("stored ranking damaged")
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], every: Definitions, edges: Edges,
+                    infos: dict[str, FileInfo]) -> tuple[RankedList, dict[str, float]]:
+        """The ranking to_arrays gave, of these files' definitions, and each file's PageRank."""
+        return (cls(arrays["score"], arrays["number"], every, edges, infos),
+                dict(zip(edges.files, arrays["file_rank"].tolist())))
+
     def files(self) -> list[str]:
         """The files, by their best definition."""
         _, first = np.unique(self.file, return_index=True)

@@ -33,9 +33,10 @@ LATER = b""
 PARALLEL_TERMS = 64
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
 SAVE_BYTES = 64 << 20  # and payload bytes: each of the kernel's amdgpu register headers is megabytes
-# A save of this many payload bytes or more gives the memory freed meanwhile back (memory.py);
-# an edit's few files do not import ctypes for it. By hand, well under SAVE_BYTES.
-TRIM_BYTES = 1 << 20
+# A save of this many payload bytes or more is large (a cold run, a checkout): its files let
+# their definitions' rows go and the memory freed meanwhile is given back (memory.py). An
+# edit's few files keep theirs and import nothing for it. By hand, well under SAVE_BYTES.
+LARGE_SAVE = 1 << 20
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
 _BUCKET = {"call": 1, "member": 2}
@@ -69,7 +70,7 @@ class _Stored(FileInfo):
     from the index when one is first used. An unchanged file holds none: a map after an edit
     inside a body, whose graph is stored, reads the rows of the files it shows, not of all of
     them (a kernel's take 15 s to decode). A file tagged now holds all but its definitions'
-    rows (`packed`), which only the files a map shows need: a kernel's are 291 MB."""
+    rows (`packed`), which only the files a map shows need: a kernel's are 291 MB (Indexer._save)."""
 
     def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, **held):
         self.links = links
@@ -296,17 +297,21 @@ class Indexer:
         self._save(rows, held)
 
     def _save(self, rows: list[tuple], size: int) -> None:
-        """Store tagged files (`size` bytes of payloads and terms); once they are stored, their
-        definitions' rows are read from the index when first needed instead of held (_Stored),
-        and a large batch gives back the memory freed with it."""
+        """Store tagged files (`size` bytes of payloads and terms). Once a large batch is
+        stored, its files' definitions' rows are read from the index when first needed instead
+        of held (_Stored), and the memory freed is given back. A small one keeps them: a file
+        tagged again by another process meanwhile would leave this one without the version
+        whose definitions it ranks."""
+        if size < LARGE_SAVE:
+            self.store.save(rows, [])
+            return
         if self.store.save(rows, []):
             for rel, _, _, digest, *_ in rows:
                 known = self._known[rel]
                 if known.info is not None and not isinstance(known.info, _Stored):
                     known.info = _Stored(self, rel, digest, known.info.links,
                                          **{name: getattr(known.info, name) for name in _HELD})
-        if size >= TRIM_BYTES:
-            memory.give_back()
+        memory.give_back()
 
     def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None) -> Iterator[tuple[tuple, object]]:
         """(job, _tag_job's answer or workers.Failed) per job. A file whose bytes hash as stored

@@ -217,22 +217,28 @@ def test_a_damaged_row_read_after_the_scan_is_tagged_again(tree, tmp_path):
     assert result.stderr == "repomap: warning: damaged rows in the cache were dropped and are made again\n"
 
 
-def test_files_tagged_now_read_their_definitions_back_once_stored(tree, tmp_path, monkeypatch):
-    """Once stored, a file tagged now holds what ranking needs but not its definitions' rows
-    (a kernel's are 291 MB): they are read back from the index when first used, and tagged
-    again if the row was damaged meanwhile. Where nothing could be stored they are held."""
+def test_files_tagged_in_a_large_batch_read_their_definitions_back_once_stored(tree, tmp_path, monkeypatch):
+    """Once a large batch is stored, its files hold what ranking needs but not their
+    definitions' rows (a kernel's are 291 MB): they are read back from the index when first
+    used, and tagged again if the row was damaged meanwhile. A small batch (an edit), or one
+    that could not be stored, holds them."""
+    from repomap import index
     from repomap.api import RepoMap
 
-    fresh = RepoMap(tree, use_cache=False).scan(count_terms=False).infos
+    def scan(**where):
+        return RepoMap(tree, **where).scan(count_terms=False).infos
+
+    fresh = scan(use_cache=False)
     assert all("packed" in vars(info) for info in fresh.values())
-    infos = RepoMap(tree, cache_dir=tmp_path / "cache").scan(count_terms=False).infos
+    assert all("packed" in vars(info) for info in scan(cache_dir=tmp_path / "small").values())
+    monkeypatch.setattr(index, "LARGE_SAVE", 0)
+    infos = scan(cache_dir=tmp_path / "large")
     assert infos.keys() == fresh.keys() and not any("packed" in vars(info) for info in infos.values())
-    with sqlite3.connect(next((tmp_path / "cache").glob("*.sqlite"))) as db:
+    with sqlite3.connect(next((tmp_path / "large").glob("*.sqlite"))) as db:
         db.execute("UPDATE files SET payload = ? WHERE path = 'm1.py'", (b"not a payload",))
     assert {rel: info.defs for rel, info in infos.items()} == {rel: info.defs for rel, info in fresh.items()}
     monkeypatch.setattr(cache.Store, "save", lambda self, rows, deleted: False)  # a write that failed
-    held = RepoMap(tree, cache_dir=tmp_path / "other").scan(count_terms=False).infos
-    assert all("packed" in vars(info) for info in held.values())
+    assert all("packed" in vars(info) for info in scan(cache_dir=tmp_path / "failed").values())
 
 
 def test_map_after_a_body_edit_equals_a_fresh_one(shop, tmp_path):
@@ -270,16 +276,46 @@ def test_a_changed_size_limit_applies_to_indexed_files(tmp_path):
 
 
 def test_a_damaged_stored_graph_is_built_again(shop, tmp_path):
-    """The graph and the definitions are read memory-mapped, without a checksum; numbers that
-    point outside what they index are found and the graph is built again."""
+    """The graph, the definitions and the ranking are read memory-mapped, without a checksum;
+    numbers that point outside what they index are found and the graph is built again."""
     cache = tmp_path / "cache"
     assert run("map", shop, "--cache-dir", cache).returncode == 0
     damaged = [("edges", "dst"), ("edges", "pairs"), ("edges", "walk_rows"), ("edges", "walk_pair_rows"),
                ("edges", "walk_targets"), ("edges", "walk_target_starts"), ("definitions", "file"),
-               ("definitions", "target")]
+               ("definitions", "target"), ("ranking", "number")]
     for tokens, (kind, column) in enumerate(damaged):
         stored, = cache.glob(f"*.{kind}")
         damage_column(stored, column)
         asked = ("--tokens", 300 + tokens)  # a request not answered before: no stored map
         result = run("map", shop, "--cache-dir", cache, *asked)
         assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache", *asked).stdout, "")
+
+
+def test_an_edit_inside_a_body_ranks_nothing_again(shop, tmp_path, monkeypatch):
+    """A ranking is made of the graph and the task: after an edit inside a body, the same task
+    is answered with the ranking kept in memory or stored, a new one only where the task or
+    what the files define and reference changed; every map equals a fresh one."""
+    from repomap import graph
+    from repomap.api import RepoMap
+
+    cache_dir = tmp_path / "cache"
+    kept = RepoMap(shop, cache_dir=cache_dir, tokens=300)
+    kept.build(mention_idents={"Cart"})
+    source = shop / "shop" / "cart.py"
+    source.write_text(source.read_text().replace("return", "return  ", 1))
+    ranked = []
+    pagerank = graph.pagerank
+    monkeypatch.setattr(graph, "pagerank", lambda *args, **kwargs: ranked.append(1) or pagerank(*args, **kwargs))
+
+    def same_as_fresh(repo: RepoMap, name: str) -> str:
+        text = repo.build(mention_idents={name}).text
+        assert text == RepoMap(shop, use_cache=False, tokens=300).build(mention_idents={name}).text
+        return text
+
+    same_as_fresh(kept, "Cart")
+    same_as_fresh(RepoMap(shop, cache_dir=cache_dir, tokens=300), "Cart")
+    assert len(ranked) == 2  # only the fresh maps ranked
+    same_as_fresh(kept, "Order")  # another task
+    source.write_text(source.read_text() + "\n\ndef checkout_total(cart):\n    return 0\n")
+    same_as_fresh(kept, "Order")  # a new definition: another graph
+    assert len(ranked) == 6
