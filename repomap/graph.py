@@ -93,6 +93,13 @@ class Definitions:
         and a kernel's million names take 1.5 s."""
         return {n: i for i, n in enumerate(self.names_text.split("\0"))} if self.names_text else {}
 
+    def defined(self, files: list[str]) -> dict[str, int]:
+        """How many definitions have each name, outside documents (`files`: the graph's)."""
+        documents = np.array([is_document(path) for path in files], dtype=bool)
+        text = self.names_text.split("\0") if self.names_text else []
+        counts = np.bincount(self.name[~documents[self.file]], minlength=len(text))
+        return {text[k]: int(counts[k]) for k in np.flatnonzero(counts).tolist()}
+
     @cached_property
     def name_counts(self) -> np.ndarray:
         """How many definitions have each name (by its number), counted once: a task that

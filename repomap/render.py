@@ -324,6 +324,7 @@ def breadth(ranked: RankedList, budget: int, narrowed: Mapping[int, int] | None 
 _CHANGELOG = re.compile(r"(change[s_-]?log|history|news|releases?([_-]?notes)?|changes)(\.[a-z]+)?", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1 << 16)  # every path, on each of a map's fitting passes
 def is_changelog(path: str) -> bool:
     return _CHANGELOG.fullmatch(path.rsplit("/", 1)[-1]) is not None
 

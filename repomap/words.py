@@ -12,7 +12,6 @@ from itertools import chain
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .tags import is_document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -124,12 +123,12 @@ class Names:
     holders: np.ndarray  # the numbers of the names that have each sub-word
 
     @classmethod
-    def of(cls, infos: dict) -> Names:
-        """The names of these files' definitions (infos: path -> index.FileInfo); a document's
-        section titles are not identifiers a task could mention (`installation`, `usage`)."""
+    def of(cls, files: list[str], defined: dict[str, int]) -> Names:
+        """The names defined in these files, each with how many definitions have it (leave
+        out a document's section titles: they are not identifiers a task could mention,
+        `installation`, `usage`)."""
         import numpy as np
 
-        defined = Counter(chain.from_iterable(info.names for path, info in infos.items() if not is_document(path)))
         names = sorted(defined)
         doc_freq: Counter[str] = Counter()
         with_part: dict[str, list[int]] = {}
@@ -140,7 +139,7 @@ class Names:
         parts = sorted(doc_freq)
         holders = np.array([number for part in parts for number in with_part[part]], dtype=np.int64)
         starts = np.cumsum([0] + [len(with_part[part]) for part in parts], dtype=np.int64)
-        return cls(sorted(infos), names, np.array([defined[n] for n in names], dtype=np.int64), parts,
+        return cls(sorted(files), names, np.array([defined[n] for n in names], dtype=np.int64), parts,
                    np.array([doc_freq[p] for p in parts], dtype=np.int64), starts, holders)
 
     def __post_init__(self):

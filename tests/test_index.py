@@ -319,3 +319,23 @@ def test_an_edit_inside_a_body_ranks_nothing_again(shop, tmp_path, monkeypatch):
     source.write_text(source.read_text() + "\n\ndef checkout_total(cart):\n    return 0\n")
     same_as_fresh(kept, "Order")  # a new definition: another graph
     assert len(ranked) == 6
+
+
+def test_a_first_search_reads_the_tags_of_the_files_it_answers_with_only(shop, tmp_path, monkeypatch):
+    """With the terms and the graph stored, a search's names come from the stored definitions
+    and its postings from the stored terms: only its answers' files have their tags read (a
+    kernel's first search read every file's, 700 MB more at its peak)."""
+    from repomap import index
+    from repomap.api import RepoMap
+
+    cache_dir = tmp_path / "cache"
+    first = RepoMap(shop, cache_dir=cache_dir)
+    first.scan()  # tags with the search terms, as `repomap index` does
+    first.build()  # stores the graph
+    read = []
+    original = index.Indexer.read
+    monkeypatch.setattr(index.Indexer, "read", lambda self, rel, digest: read.append(rel) or original(self, rel, digest))
+    hits = RepoMap(shop, cache_dir=cache_dir).search("cart total", limit=2)
+    assert hits and read and set(read) <= {hit.tag.path for hit in hits}
+    assert [(h.tag.id, h.score) for h in hits] == [(h.tag.id, h.score) for h in RepoMap(shop, use_cache=False).search(
+        "cart total", limit=2)]
