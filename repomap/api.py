@@ -200,7 +200,8 @@ class RepoMap:
         With `reuse`, the same request on unchanged files is answered from the cache without
         reading the index (then `ranked` is empty).
         """
-        focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
+        focus, mention_files = list(map(os.fspath, focus)), list(map(os.fspath, mention_files))  # Paths too
+        mention_idents = sorted(mention_idents)
         budget = tokens or self.tokens
         previous_order = list(previous_order)
         tally = discover.Tally()
@@ -474,8 +475,9 @@ class RepoMap:
 
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
         asked = query.strip() != ""
-        task = [scan.state if asked else scan.links, focus, mention_files, mention_idents, query,
-                (budget or self.tokens) if asked else None]
+        task = [scan.state if asked else scan.links, sorted(filter(None, map(self._relative, focus))),
+                sorted((str(m), self._relative(m) or "") for m in mention_files),  # a mention may be a basename
+                mention_idents, query, (budget or self.tokens) if asked else None]
         edges = self._edges(scan)
         every = self._definitions(scan, edges)
         arrays = self._derived(  # numbers only: the Tags come from this scan's files

@@ -1,5 +1,7 @@
 """The API a chat loop calls every turn."""
 
+from pathlib import Path
+
 import pytest
 
 from conftest import FIXTURES
@@ -31,6 +33,8 @@ def test_mentions_and_budget(repo):
 def test_absolute_paths_are_accepted(repo):
     absolute = str(FIXTURES / "repo" / "shop" / "cart.py")
     assert repo.get_repo_map(chat_files=[absolute]) == repo.get_repo_map(chat_files=["shop/cart.py"])
+    assert repo.get_repo_map(chat_files=[Path(absolute)], mentioned_fnames=[Path("shop/money.py")]) == \
+        repo.get_repo_map(chat_files=["shop/cart.py"], mentioned_fnames=["shop/money.py"])
 
 
 def test_second_call_reuses_tags_and_sees_edits(shop):
