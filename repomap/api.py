@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequenc
 
 from . import cache, config, discover, memory, retrieve, tags, tokens, words
 from .config import DEFAULTS
-from .errors import NotFound, RepoMapError
+from .errors import Changed, NotFound, RepoMapError
 from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .tags import Tag
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 # which costs it up to that share of a full build on its first search. A round number, not
 # tuned: after an edit, a search costs well under a tenth of a full build either way.
 REBUILD_SHARE = 0.1
+ATTEMPTS = 3  # times a call is made while files change under it; by hand: each attempt is a whole call
 MEMO_KEY = "token-counts"
 MEMO_COUNTS = 4096  # the newest token counts kept
 
@@ -96,10 +97,16 @@ class Sources(dict):
 
 def _one_at_a_time(method):
     """Calls on one RepoMap from several threads take turns: its caches and index are shared
-    state, and an answer must equal the one the same call gets alone."""
+    state, and an answer must equal the one the same call gets alone. A call that found a file
+    changed under it (Changed) is made again, on what the files are now."""
     @functools.wraps(method)
     def locked(self, *args, **kwargs):
         with self._lock:
+            for _ in range(ATTEMPTS - 1):
+                try:
+                    return method(self, *args, **kwargs)
+                except Changed:
+                    pass
             return method(self, *args, **kwargs)
     return locked
 

@@ -4,7 +4,9 @@ gives it and prints itself as the CLI shows it:
     RepoMapError      bad input: a path, a budget, a template, a setting (exit 2)
     ├── ConfigError   a settings file that cannot be used (exit 2)
     ├── Refused       a path or ID that points outside the repository (exit 2)
-    └── NotFound      no such definition, or more than one; `candidates` are IDs to try (exit 1)
+    ├── NotFound      no such definition, or more than one; `candidates` are IDs to try (exit 1)
+    └── Changed       files kept changing while a call read them (exit 1; each call is
+                      made again a few times first: RepoMap)
 
 Anything else is a bug in repomap: the CLI says "internal error" and exits 1. What repomap
 works around (a damaged cache, a broken query) is a warning: `warn` prints it once.
@@ -57,6 +59,13 @@ class NotFound(RepoMapError):
         print(f"repomap: {self}", file=sys.stderr)
         for candidate in self.candidates:
             print(f"  {candidate}", file=sys.stderr)
+
+
+class Changed(RepoMapError):
+    """A file changed on disk, and another process stored its new tags, after this call's
+    scan and before the call read them: what the call ranked no longer matches them."""
+
+    exit_code = 1
 
 
 _warned: set[str] = set()

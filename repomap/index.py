@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 
 from . import cache, discover, memory, tags
 from .config import DEFAULTS
+from .errors import Changed
 from .tags import Tag
 
 PAYLOAD_VERSION = 7
@@ -195,14 +196,16 @@ class Indexer:
                                           tuple(notes.split("\n")) if notes else ())
 
     def read(self, rel: str, digest: str) -> FileInfo:
-        """A file's stored FileInfo; tagged again now (and stored again) if its row changed or
-        is unreadable since the index was read (another process re-tagged it, or the row is
-        damaged). A file that cannot be tagged any more defines and references nothing."""
+        """A file's stored FileInfo of this content; tagged again now (and stored again) if its
+        row is unreadable (damaged). Changed if the file no longer has this content: another
+        process re-tagged it since the index was read, and the caller's graph is of the old one."""
         payload = self.store.payload_of(rel, digest)
         known = _decode(payload, (0, 0), digest) if payload is not None else None
         if known is None or known.info is None:
             self._update({rel: self._known[rel].stamp}, count_terms=False)
             known = self._known[rel]
+            if known.digest != digest:
+                raise Changed(f"{rel} changed while it was read; try again")
         return known.info if known.info is not None else file_info([], (), array("I"))
 
     def terms(self, rels: list[str]) -> Iterator[tuple[str, str, bytes]]:

@@ -339,3 +339,29 @@ def test_a_first_search_reads_the_tags_of_the_files_it_answers_with_only(shop, t
     assert hits and read and set(read) <= {hit.tag.path for hit in hits}
     assert [(h.tag.id, h.score) for h in hits] == [(h.tag.id, h.score) for h in RepoMap(shop, use_cache=False).search(
         "cart total", limit=2)]
+
+
+def test_a_file_another_process_retags_mid_call_makes_the_call_again(shop, tmp_path, monkeypatch):
+    """A large batch's files read their definitions back from the index. If one changed on
+    disk and another process stored its new tags before this call read them, they no longer
+    match the graph the call ranked: the call is made again, on the files as they are now."""
+    from repomap import index
+    from repomap.api import RepoMap
+
+    monkeypatch.setattr(index, "LARGE_SAVE", 0)
+    cache_dir = tmp_path / "cache"
+    cart = shop / "shop" / "cart.py"
+    refresh, calls = index.Indexer.refresh, []
+
+    def then_another_process_edits(self, *args, **kwargs):
+        infos = refresh(self, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == 1:
+            cart.write_text("def only_this(x):\n    return x\n")
+            RepoMap(shop, cache_dir=cache_dir).scan(count_terms=False)  # stores the new version
+        return infos
+
+    monkeypatch.setattr(index.Indexer, "refresh", then_another_process_edits)
+    text = RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text
+    monkeypatch.undo()
+    assert "def only_this(x):" in text and text == RepoMap(shop, use_cache=False, tokens=300).build().text
