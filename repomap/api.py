@@ -475,9 +475,10 @@ class RepoMap:
               ) -> tuple[RankedList, dict[str, float]]:
         """The ranking for a task, and each file's PageRank. It is made of the graph and the
         task's signals, so it is kept (and stored) per task while no file changes what it
-        defines or references; with a task text, while no file changes at all (search
-        steers it). An edit inside a body then ranks nothing: a map of Django after one, 0.282 -> 0.262 s
-        (medians of 15 interleaved CLI runs)."""
+        defines or references. An edit inside a body then ranks nothing: a map of Django after
+        one, 0.282 -> 0.262 s (medians of 15 interleaved CLI runs). With a task text it is kept
+        only in memory while no file changes at all (search steers it): the stored map answers
+        the same request on the same files, and a kernel's ranking is 48 MB to write."""
         from . import graph
 
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
@@ -487,11 +488,11 @@ class RepoMap:
                 mention_idents, query, (budget or self.tokens) if asked else None]
         edges = self._edges(scan)
         every = self._definitions(scan, edges)
+        stored = (None, None) if asked else (dict, lambda arrays: graph.RankedList.checked(arrays, every, edges))
         arrays = self._derived(  # numbers only: the Tags come from this scan's files
             "ranking", cache.content_hash(json.dumps(task).encode()),
             lambda: graph.RankedList.to_arrays(*graph.rank(scan.infos, *self._signals(
-                scan, focus, mention_files, mention_idents, query, budget=budget))),
-            dict, lambda stored: graph.RankedList.checked(stored, every, edges))
+                scan, focus, mention_files, mention_idents, query, budget=budget))), *stored)
         return graph.RankedList.from_arrays(arrays, every, edges, scan.infos)
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),

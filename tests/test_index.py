@@ -319,6 +319,11 @@ def test_an_edit_inside_a_body_ranks_nothing_again(shop, tmp_path, monkeypatch):
     source.write_text(source.read_text() + "\n\ndef checkout_total(cart):\n    return 0\n")
     same_as_fresh(kept, "Order")  # a new definition: another graph
     assert len(ranked) == 6
+    stored, = cache_dir.glob("*.ranking")
+    before = stored.read_bytes()
+    asked = kept.build(query="cart total").text  # ranks twice: search's prior, then the map
+    assert kept.build(query="cart total").text == asked and len(ranked) == 8  # kept in memory
+    assert stored.read_bytes() == before  # and only there
 
 
 def test_a_first_search_reads_the_tags_of_the_files_it_answers_with_only(shop, tmp_path, monkeypatch):
