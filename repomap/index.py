@@ -306,10 +306,10 @@ class Indexer:
         of held (_Stored), and the memory freed is given back. A small one keeps them: a file
         tagged again by another process meanwhile would leave this one without the version
         whose definitions it ranks."""
+        stored = self.store.save(rows, [])
         if size < LARGE_SAVE:
-            self.store.save(rows, [])
             return
-        if self.store.save(rows, []):
+        if stored:
             for rel, _, _, digest, *_ in rows:
                 known = self._known[rel]
                 if known.info is not None and not isinstance(known.info, _Stored):
@@ -441,11 +441,12 @@ def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
+    payload = _encode(file_info(defs, tuple(refs), counts), tuple(notes))
     if not count_terms:
-        return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes)), LATER
+        return digest, payload, LATER
     from .terms import file_terms
 
-    return digest, _encode(file_info(defs, tuple(refs), counts), tuple(notes)), file_terms(rel, defs, data)
+    return digest, payload, file_terms(rel, defs, data)
 
 
 _reader: cache.Store | None = None  # in a worker counting search terms: its own reader of the index
@@ -482,7 +483,7 @@ def _terms(job: tuple, packed: bytes) -> bytes:
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
 _READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "_defs")]  # what _Stored reads on first use
-_HELD = [name for name in _READ if name != "packed"]  # what a file tagged now holds once stored
+_HELD = [name for name in _READ if name != "packed"]  # what a file of a large batch holds once stored
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
