@@ -33,21 +33,31 @@ def load(root: Path) -> dict:
     if own.is_symlink() or (own.exists() and not own.is_file()):
         raise ConfigError(f"{own.name} is not a regular file (settings are read only from one in the repository)")
     if own.is_file():
-        return _checked(_read(own), own.name)
+        return _checked(_parsed(_read(own), own), own.name)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file() and not pyproject.is_symlink():
-        section = _read(pyproject).get("tool", {}).get("repomap")
+        data = _read(pyproject)
+        # A pyproject.toml that never names us holds no [tool.repomap], and is not ours to
+        # parse: parsing Django's cost a map after an edit 4 ms, and its errors are not ours.
+        section = _parsed(data, pyproject).get("tool", {}).get("repomap") if b"repomap" in data else None
         if section is not None:
             return _checked(section, "pyproject.toml [tool.repomap]")
     return {}
 
 
-def _read(path: Path) -> dict:
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path.name}: {exc}") from None
+
+
+def _parsed(data: bytes, path: Path) -> dict:
     import tomllib  # only where a settings file is: a map in a tree without one never needs it
 
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path.name}: {exc}") from None
 
 

@@ -102,6 +102,17 @@ def test_pyproject_settings_and_unknown_keys(shop):
     assert "must be int" in run("map", shop).stderr
 
 
+def test_a_broken_pyproject_is_an_error_only_where_it_names_repomap(shop):
+    """A pyproject.toml without our section is not ours to judge; with it, a syntax error
+    must not pass for having no settings."""
+    plain = run("map", shop).stdout
+    (shop / "pyproject.toml").write_text('[project]\nname = "x\n')
+    assert run("map", shop).stdout == plain
+    (shop / "pyproject.toml").write_text('[tool.repomap]\ntokens = 50\nname = "x\n')
+    result = run("map", shop)
+    assert result.returncode == 2 and "cannot read pyproject.toml" in result.stderr and result.stdout == ""
+
+
 def test_output_outside_the_repository_is_refused(shop):
     result = run("write", shop, "--output", "../elsewhere.md")
     assert result.returncode == 2 and "refused" in result.stderr
