@@ -21,7 +21,7 @@ from .errors import warn
 from .resources import resource_dir
 
 if TYPE_CHECKING:  # tree-sitter is imported by what parses: a stored map needs no grammar
-    from tree_sitter import Node, Parser, Query
+    from tree_sitter import Language, Node, Parser, Query
 
 # Definitions that make a nested function a method.
 CONTAINER_KINDS = {"class", "struct", "interface", "trait", "enum", "impl"}
@@ -143,15 +143,38 @@ def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
     """Parser and query for a language, compiled once, and each pattern's definition.* or
     reference.* capture as matches show it; None (with a warning) if broken."""
     from tree_sitter import Parser, Query
-    from tree_sitter_language_pack import get_language
 
     try:
-        lang = get_language(language)
+        lang = _grammar(language)
         query = Query(lang, _query_source(QUERY_ALIASES.get(language, language)))
     except Exception as exc:  # a broken query must not break the other languages
         warn(f"no tags for {language}: {exc}")
         return None
     return Parser(lang), query, {}
+
+
+def _grammar(language: str) -> Language:
+    """A grammar of the language pack, loaded from its own module. The pack's package loads
+    three grammars of other packages first (C#, YAML, embedded templates): 8-12 ms of a
+    tagging worker's setup, on the path of a map after an edit. Those three come from it."""
+    import sys
+    from importlib.machinery import EXTENSION_SUFFIXES
+    from importlib.util import find_spec, module_from_spec, spec_from_file_location
+    from pathlib import Path
+
+    from tree_sitter import Language
+
+    name = f"tree_sitter_language_pack.bindings.{language}"
+    if name not in sys.modules:
+        folder = Path(find_spec("tree_sitter_language_pack").origin).parent / "bindings"
+        path = next((p for p in (folder / (language + s) for s in EXTENSION_SUFFIXES) if p.is_file()), None)
+        if path is None:
+            from tree_sitter_language_pack import get_language
+            return get_language(language)
+        spec = spec_from_file_location(name, path)
+        sys.modules[name] = module = module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return Language(sys.modules[name].language())
 
 
 def extract(path: str, source: bytes, language: str) -> FileTags | None:
