@@ -7,14 +7,14 @@ it, so each file is tagged in a worker process that can be killed and replaced.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
+import select
 import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
-from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterable, Iterator
 
 from .errors import held, warn
@@ -36,10 +36,42 @@ class Failed:
     timed_out: bool = False  # may succeed under a higher limit
 
 
+class _Pipe:
+    """One end of a worker's two pipes: pickled objects, each after its length. os.fork and
+    os.pipe, not multiprocessing: importing that costs a map after an edit 14 ms before its
+    worker can start, and its Process adds a bootstrap to each worker."""
+
+    def __init__(self, reading: int, writing: int):
+        self.reading, self.writing = reading, writing
+
+    def send(self, value: object) -> None:
+        data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        for view in (memoryview(len(data).to_bytes(8, "little")), memoryview(data)):
+            while view:
+                view = view[os.write(self.writing, view):]
+
+    def recv(self) -> object:
+        return pickle.loads(self._exactly(int.from_bytes(self._exactly(8), "little")))
+
+    def _exactly(self, size: int) -> bytearray:
+        data = bytearray(size)
+        view, got = memoryview(data), 0
+        while got < size:
+            read = os.readv(self.reading, [view[got:]])
+            if not read:
+                raise EOFError("the other end closed")
+            got += read
+        return data
+
+    def close(self) -> None:
+        for fd in (self.reading, self.writing):
+            os.close(fd)
+
+
 @dataclass
 class _Worker:
-    process: multiprocessing.process.BaseProcess
-    conn: Connection
+    pid: int
+    pipe: _Pipe
     ready: bool = False
     since: float = 0.0  # when it last answered: its current job has run at least this long
     pending: deque = field(default_factory=deque)
@@ -50,13 +82,16 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
     """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds.
     Each worker calls `setup` before its first job, outside the time limit (loading a parser),
     and its warnings are given here, once; this process calls `meanwhile` once the workers have
-    their jobs (its own next steps' imports)."""
+    their jobs (its own next steps' imports). Jobs and answers must pickle."""
+    if not hasattr(os, "fork"):
+        yield from _here(work, jobs, setup, meanwhile)
+        return
     todo = deque(jobs)
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    start = partial(_start, context, work, setup)
     workers: list[_Worker] = []
+    start = partial(_start, work, setup, workers)
     try:
-        workers = [start() for _ in range(max(1, min(processes, -(-len(todo) // CHUNK))))]
+        for _ in range(max(1, min(processes, -(-len(todo) // CHUNK)))):
+            workers.append(start())
         for worker in workers:
             _hand_out(worker, todo)
         if meanwhile is not None:
@@ -64,9 +99,9 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
         while any(w.pending for w in workers):
             busy = [w for w in workers if w.pending]
             waiting = [w.since + limit - time.monotonic() for w in busy if w.ready]
-            ready = wait([w.conn for w in busy], timeout=max(0.0, min(waiting, default=limit)))
+            ready = _readable([w.pipe.reading for w in busy], max(0.0, min(waiting, default=limit)))
             for worker in busy:
-                if worker.conn in ready:
+                if worker.pipe.reading in ready:
                     yield from _receive(worker, todo, start, workers)
                 elif worker.ready and time.monotonic() - worker.since > limit:
                     job = worker.pending.popleft()
@@ -77,9 +112,32 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
             _stop(worker)
 
 
+def _here(work: Callable, jobs: Iterable, setup: Callable[[], None] | None,
+          meanwhile: Callable[[], None] | None) -> Iterator[tuple[object, object]]:
+    """`run` where no process can be forked (Windows): the jobs run in this one, with no time
+    limit, and a crash in a parser ends the run."""
+    if setup is not None:
+        setup()
+    if meanwhile is not None:
+        meanwhile()
+    for job in jobs:
+        try:
+            yield job, work(job)
+        except Exception as exc:
+            yield job, Failed(f"failed to tag: {type(exc).__name__}: {exc} (skipped)")
+
+
+def _readable(fds: list[int], timeout: float) -> set[int]:
+    """Those of `fds` with data or a closed other end, waiting up to `timeout` seconds."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    return {fd for fd, _ in poller.poll(timeout * 1000)}
+
+
 def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker]):
     try:
-        answer = worker.conn.recv()
+        answer = worker.pipe.recv()
     except (EOFError, OSError):  # the process died: its current job killed it
         if not worker.ready:
             raise RuntimeError("a worker process died as it started") from None
@@ -99,54 +157,71 @@ def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers
         _hand_out(worker, todo)
 
 
-def _start(context, work: Callable, setup: Callable[[], None] | None) -> _Worker:
-    mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, work, setup, mine, os.getpid()), daemon=True)
-    process.start()
-    theirs.close()
-    return _Worker(process, mine)
+def _start(work: Callable, setup: Callable[[], None] | None, workers: list[_Worker]) -> _Worker:
+    """A forked worker, with a pipe each way."""
+    jobs_read, jobs_write = os.pipe()
+    answers_read, answers_write = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the worker: it never returns into the caller's code
+        status = 1
+        try:
+            os.close(jobs_write)
+            os.close(answers_read)
+            for other in workers:  # the others' ends: a worker's jobs end when this process closes them
+                other.pipe.close()
+            _serve(_Pipe(jobs_read, answers_write), work, setup, parent)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(jobs_read)
+    os.close(answers_write)
+    return _Worker(pid, _Pipe(answers_read, jobs_write))
 
 
 def _hand_out(worker: _Worker, todo: deque) -> None:
     chunk = [todo.popleft() for _ in range(min(CHUNK, len(todo)))]
     if chunk:
         worker.pending.extend(chunk)
-        worker.conn.send(chunk)
+        try:
+            worker.pipe.send(chunk)
+        except BrokenPipeError:  # it died: the closed end of its answers says so next
+            pass
 
 
 def _replace(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker]) -> None:
     """Kill a worker, put its unstarted jobs back first in line and start a fresh one."""
     _stop(worker)
     todo.extendleft(reversed(worker.pending))
+    place = workers.index(worker)
+    del workers[place]  # before the fork: the fresh worker closes the others' pipes, not its own
     fresh = start()
-    workers[workers.index(worker)] = fresh
+    workers.insert(place, fresh)
     _hand_out(fresh, todo)
 
 
 def _stop(worker: _Worker) -> None:
-    if worker.process.is_alive():
-        worker.process.kill()
-    worker.process.join()
-    worker.conn.close()
+    try:
+        os.kill(worker.pid, signal.SIGKILL)
+        os.waitpid(worker.pid, 0)
+    except (ProcessLookupError, ChildProcessError):  # reaped already
+        pass
+    worker.pipe.close()
 
 
-def _serve(conn: Connection, work: Callable, setup: Callable[[], None] | None, parents_end: Connection,
-           parent: int) -> None:
+def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent: int) -> None:
     """A worker's loop: answer each job of each chunk as it finishes, until the parent closes
     the pipe or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    # A forked child holds a copy of the parent's end of its own pipe: closed, the pipe ends
-    # when the parent does, however it dies. On Linux the kernel also kills us with it.
-    parents_end.close()
     _die_with(parent)
     with held() as warnings:
         if setup is not None:
             setup()
     _limit_memory()
-    conn.send(warnings)
+    pipe.send(warnings)
     while True:
         try:
-            chunk = conn.recv()
+            chunk = pipe.recv()
         except EOFError:
             return
         for job in chunk:
@@ -154,7 +229,7 @@ def _serve(conn: Connection, work: Callable, setup: Callable[[], None] | None, p
                 answer = (True, work(job))
             except Exception as exc:  # MemoryError too: one bad file must not stop the run
                 answer = (False, f"{type(exc).__name__}: {exc}")
-            conn.send(answer)
+            pipe.send(answer)
 
 
 def _die_with(parent: int) -> None:

@@ -87,3 +87,12 @@ def test_bad_parse_timeouts_are_refused(tmp_path):
     result = run("map", tmp_path)
     assert result.returncode == 2
     assert result.stderr == "repomap: error: setting 'parse_timeout' in .repomap.toml must be float\n"
+
+
+def test_where_no_process_can_be_forked_the_jobs_run_here(monkeypatch):
+    monkeypatch.delattr(os, "fork")
+    meanwhile = []
+    results = dict(workers.run(job, ["raise", "a"], limit=1.0, processes=2,
+                               meanwhile=lambda: meanwhile.append(os.getpid())))
+    assert results == {"raise": workers.Failed("failed to tag: ValueError: bad input (skipped)"), "a": "A"}
+    assert meanwhile == [os.getpid()]
