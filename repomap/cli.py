@@ -40,6 +40,10 @@ HEADER_START = HEADER[:HEADER.index(":")].encode()  # how a file that `write` ma
 def main(argv: list[str] | None = None) -> int:
     """The process's entry point (the `repomap` script, `python -m repomap`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    # numpy's OpenBLAS starts a thread per core as it is imported, which spins on the core a
+    # tagging worker needs; repomap does no linear algebra. A map of Django after an edit: its
+    # worker tagged the file in 40-65 ms instead of 20 (the edit path imports numpy meanwhile).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv[:1] == ["aider"]:  # everything after it is Aider's, unparsed
         return _guarded(lambda: run_aider(argv[1:]))
     args = _parser().parse_args(argv)
