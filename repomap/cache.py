@@ -42,6 +42,10 @@ TABLES = {
     "files": "path TEXT PRIMARY KEY, size INTEGER NOT NULL, changed INTEGER NOT NULL, hash TEXT NOT NULL, "
              "payload BLOB NOT NULL, terms BLOB NOT NULL, links BLOB NOT NULL, notes TEXT NOT NULL",
 }
+# Store.load reads these columns of every row on every call: an index that holds them is read
+# without walking past each row's payload to the columns after it (Django's 2,938 rows:
+# 8.5-13 -> 3.7-6.6 ms, the same file read four times each way).
+INDEXES = {"files": "path, size, changed, hash, links, notes"}
 
 
 def default_dir() -> Path:
@@ -90,6 +94,8 @@ def _renew(db: sqlite3.Connection, key: str, stamp: str, tables: tuple[str, ...]
             for table in tables:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
                 db.execute(f"CREATE TABLE {table} ({TABLES[table]})")
+                if table in INDEXES:
+                    db.execute(f"CREATE INDEX {table}_read ON {table} ({INDEXES[table]})")
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, stamp))
 
 
