@@ -45,8 +45,6 @@ EXTENSIONS = {
     ".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
 }
 DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sections
-# Languages that share another's query file.
-QUERY_ALIASES = {"ocaml_interface": "ocaml"}
 # Languages whose files can reference each other's definitions.
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin": "java",
             "scala": "java", "ocaml_interface": "ocaml"}
@@ -146,7 +144,7 @@ def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
 
     try:
         lang = _grammar(language)
-        query = Query(lang, _query_source(QUERY_ALIASES.get(language, language)))
+        query = Query(lang, _query_source(language))
     except Exception as exc:  # a broken query must not break the other languages
         warn(f"no tags for {language}: {exc}")
         return None

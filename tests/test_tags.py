@@ -14,7 +14,7 @@ from repomap import tags
 FIXTURES = Path(__file__).parent / "fixtures" / "tags"
 SAMPLES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".tags")
 REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp",
-            "ruby", "php", "kotlin", "swift", "scala", "lua", "bash", "elixir", "haskell", "ocaml",
+            "ruby", "php", "kotlin", "swift", "scala", "lua", "bash", "elixir", "haskell", "ocaml", "ocaml_interface",
             "markdown", "rst", "asciidoc"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}
 
