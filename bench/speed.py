@@ -3,9 +3,10 @@
 Corpora come from the package registries, pinned, into bench/.corpora (not committed):
 Django 5.2 and sympy 1.13.3 (PyPI sdists), gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev),
 express 4.21.2 with its dependencies (npm), and the Linux kernel 6.1 (Debian
-linux-source-6.1, only with --kernel: it is large). Every figure is one fresh process,
-except the rows marked "kept", timed inside one long-lived process as a chat loop or
-the MCP server runs it; ratios compare runs made in the same session on the same machine.
+linux-source-6.1, only with --kernel: it is large). Every figure is one fresh process (the
+median of RUNS where the row says so), except the rows marked "kept", timed inside one
+long-lived process as a chat loop or the MCP server runs it; ratios compare runs made in
+the same session on the same machine.
 Memory is the peak resident set of the busiest process of a run: repomap's or one of its
 workers' (wait4 gives the larger).
 
@@ -18,15 +19,18 @@ import argparse
 import glob
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 CORPORA = HERE / ".corpora"
+RUNS = 5  # fresh processes behind each row of a target that single runs sit close to
 
 FLOOR = """
 import sys
@@ -165,8 +169,12 @@ def kernel() -> Path:
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
-def measure(command: list[str]) -> tuple[float, float, str]:
-    """Seconds, peak RSS in MB, and stdout of one fresh process."""
+def measure(command: list[str], edit: Path | None = None) -> tuple[float, float, str]:
+    """Seconds, peak RSS in MB, and stdout of one fresh process; run after a line is added
+    to `edit` if given."""
+    if edit is not None:
+        with open(edit, "a", encoding="utf-8") as f:
+            f.write("\n")
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
     out = process.stdout.read().decode("utf-8", errors="replace")
@@ -185,7 +193,7 @@ def bench(name: str, root: Path) -> None:
     repomap = [sys.executable, "-m", "repomap", "map", str(root), "--tokens", "1024", "--cache-dir", str(cache_dir)]
     floor = row("parse-only floor (1 process)", measure([sys.executable, "-c", FLOOR, str(root)]))
     cold = row("cold map", measure(repomap))
-    warm = row("warm map", measure(repomap))
+    warm = row(f"warm map (median of {RUNS})", median_of(lambda: measure(repomap)))
     graph = [sys.executable, "-m", "repomap", "graph", str(root), "--cache-dir", str(cache_dir)]
     measure(graph)  # the first one ranks and lays out
     graphed = row("warm graph (html)", measure(graph))
@@ -194,9 +202,7 @@ def bench(name: str, root: Path) -> None:
     try:
         os.utime(victim)
         row("warm, one file touched", measure(repomap))
-        with open(victim, "a", encoding="utf-8") as f:
-            f.write("\n")
-        row("warm, one file edited", measure(repomap))
+        row(f"warm, one file edited (median of {RUNS})", median_of(lambda: measure(repomap, edit=victim)))
         _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim)])
         first, then = map(float, out.split())
         row("edited, RepoMap kept (chat)", (first, rss, ""))
@@ -224,9 +230,16 @@ def bench(name: str, root: Path) -> None:
     print("  top of the map: " + " | ".join(line for line in cold[2].splitlines()[:12] if line.endswith(":")))
 
 
+def median_of(run: Callable[[], tuple[float, float, str]]) -> tuple[float, float, str]:
+    """The median time of RUNS fresh processes (one is at the mercy of a noisy machine: the
+    same Django map after an edit took 0.22 to 0.30 s), the largest peak, the last output."""
+    runs = [run() for _ in range(RUNS)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2]
+
+
 def row(label: str, measured: tuple[float, float, str]) -> tuple[float, float, str]:
     seconds, rss, _ = measured
-    print(f"  {label:30} {seconds:8.2f} s {rss:8.0f} MB", flush=True)
+    print(f"  {label:36} {seconds:8.2f} s {rss:8.0f} MB", flush=True)
     return measured
 
 
