@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv[:1] == ["aider"]:  # everything after it is Aider's, unparsed
         return _guarded(lambda: run_aider(argv[1:]))
-    args = _parser().parse_args(argv)
+    args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     targets = getattr(args, "targets", [])
     if args.root_path is None and len(targets) > 1 and os.path.isdir(targets[-1]):
         args.root_path = targets.pop()  # `retrieve ID... PATH`: an ID never names a folder
@@ -78,13 +78,19 @@ def _guarded(run) -> int:
         return 1
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of `command` alone when the arguments begin with it:
+    declaring the other ten commands' options cost every call 2-5 ms."""
     parser = _Parser(prog="repomap", description="Ranked, token-budgeted maps of source repositories.")
     parser.add_argument("--version", action="version", version=f"repomap {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (text, description, declare) in COMMANDS.items():
+        if command in (None, name):
+            declare(commands.add_parser(name, help=text, description=description, add_help=name != "aider"))
+    return parser
 
-    m = commands.add_parser("map", help="print the ranked signature map of a repository",
-                            description="Print the best-ranked definitions' signatures, within a token budget.")
+
+def _map_options(m: argparse.ArgumentParser) -> None:
     _path_argument(m)
     m.add_argument("--focus", action="append", default=[], metavar="FILE",
                    help="files already in the agent's context: they steer the ranking and are left out")
@@ -99,29 +105,28 @@ def _parser() -> argparse.ArgumentParser:
     _cache_options(m)
     m.set_defaults(run=_run_map)
 
-    for name, run, text in (("write", _run_write, "write the Markdown map to a file in the repository"),
-                            ("check", _run_check, "exit 0 if the written map is up to date, 1 if stale, 2 if missing")):
-        w = commands.add_parser(name, help=text, description=text.capitalize() + ".")
-        _path_argument(w)
-        w.add_argument("--output", metavar="FILE", help=f"the map file, relative to the root (default {DEFAULTS['output']})")
-        _selection_options(w)
-        _cache_options(w)
-        w.set_defaults(run=run)
 
-    i = commands.add_parser("index", help="build or refresh the persistent index and summarise it",
-                            description="Tag every changed file (in parallel) into the cache; print a summary.")
+def _write_options(w: argparse.ArgumentParser, run) -> None:
+    _path_argument(w)
+    w.add_argument("--output", metavar="FILE", help=f"the map file, relative to the root (default {DEFAULTS['output']})")
+    _selection_options(w)
+    _cache_options(w)
+    w.set_defaults(run=run)
+
+
+def _index_options(i: argparse.ArgumentParser) -> None:
     _repository_options(i)
     i.set_defaults(run=_run_index)
 
-    r = commands.add_parser("retrieve", help="print the exact source of definitions",
-                            description="Print definitions byte for byte, by ID, path::name, path:line or unique name.")
+
+def _retrieve_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("targets", nargs="+", metavar="ID")
     _path_argument(r, "after the IDs")
     _common(r)
     r.set_defaults(run=_run_retrieve)
 
-    s = commands.add_parser("search", help="find definitions for a query (metadata only)",
-                            description="Rank definitions for a query: BM25 over their words with the map's rank as a prior.")
+
+def _search_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("query", help="words, identifiers or a question; '-' reads standard input")
     _path_argument(s)
     s.add_argument("--limit", type=_positive, default=5, help="results (default 5)")
@@ -130,15 +135,15 @@ def _parser() -> argparse.ArgumentParser:
     _common(s)
     s.set_defaults(run=_run_search)
 
-    f = commands.add_parser("refs", help="list where a definition's name is referenced",
-                            description="List references to a definition's name, with the enclosing definitions.")
+
+def _refs_options(f: argparse.ArgumentParser) -> None:
     f.add_argument("target", metavar="ID")
     _path_argument(f)
     _common(f)
     f.set_defaults(run=_run_refs)
 
-    g = commands.add_parser("graph", help="export the ranked file graph (GraphML, GEXF, JSON, DOT or an HTML page)",
-                            description="The file graph the map is ranked on: the best files and the edges among them.")
+
+def _graph_options(g: argparse.ArgumentParser) -> None:
     _path_argument(g)
     g.add_argument("--format", choices=GRAPH_FORMATS, default="html", help="output format (default html)")
     g.add_argument("--top", type=_positive, default=60, help="how many of the best-ranked files (default 60)")
@@ -150,17 +155,38 @@ def _parser() -> argparse.ArgumentParser:
     _cache_options(g)
     g.set_defaults(run=_run_graph)
 
-    p = commands.add_parser("mcp", help="serve map, search and retrieve to MCP clients over stdio",
-                            description="An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').")
+
+def _mcp_options(p: argparse.ArgumentParser) -> None:
     _repository_options(p)
     p.add_argument("--print-config", choices=("claude", "cursor", "vscode"),
                    help="print the client's config snippet for this repository (with this repomap's full path) and exit")
     p.set_defaults(run=_run_mcp)
 
-    commands.add_parser("aider", help="run Aider with repomap's map in place of its own: repomap aider [AIDER ARGS...]",
-                        description="Start Aider (pip install 'repomap[aider]') with its own arguments; "
-                                    "its repository map is drawn by repomap.", add_help=False)
-    return parser
+
+_WRITE = "write the Markdown map to a file in the repository"
+_CHECK = "exit 0 if the written map is up to date, 1 if stale, 2 if missing"
+# Each command: its line in --help, its own --help's description, and what declares its options.
+COMMANDS = {
+    "map": ("print the ranked signature map of a repository",
+            "Print the best-ranked definitions' signatures, within a token budget.", _map_options),
+    "write": (_WRITE, _WRITE.capitalize() + ".", lambda w: _write_options(w, _run_write)),
+    "check": (_CHECK, _CHECK.capitalize() + ".", lambda w: _write_options(w, _run_check)),
+    "index": ("build or refresh the persistent index and summarise it",
+              "Tag every changed file (in parallel) into the cache; print a summary.", _index_options),
+    "retrieve": ("print the exact source of definitions",
+                 "Print definitions byte for byte, by ID, path::name, path:line or unique name.", _retrieve_options),
+    "search": ("find definitions for a query (metadata only)",
+               "Rank definitions for a query: BM25 over their words with the map's rank as a prior.", _search_options),
+    "refs": ("list where a definition's name is referenced",
+             "List references to a definition's name, with the enclosing definitions.", _refs_options),
+    "graph": ("export the ranked file graph (GraphML, GEXF, JSON, DOT or an HTML page)",
+              "The file graph the map is ranked on: the best files and the edges among them.", _graph_options),
+    "mcp": ("serve map, search and retrieve to MCP clients over stdio",
+            "An MCP server over stdio (needs the mcp extra: pip install 'repomap[mcp]').", _mcp_options),
+    "aider": ("run Aider with repomap's map in place of its own: repomap aider [AIDER ARGS...]",
+              "Start Aider (pip install 'repomap[aider]') with its own arguments; "
+              "its repository map is drawn by repomap.", lambda a: None),
+}
 
 
 class _Parser(argparse.ArgumentParser):
