@@ -37,7 +37,8 @@ HEADER_START = HEADER[:HEADER.index(":")].encode()  # how a file that `write` ma
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The process's entry point (the `repomap` script, `python -m repomap`)."""
+    """Run one command and give its exit status (`entry`, the script's entry point, calls it;
+    tests call it in their own process)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     # numpy's OpenBLAS starts a thread per core as it is imported, which spins on the core a
     # tagging worker needs; repomap does no linear algebra. A map of Django after an edit: its
