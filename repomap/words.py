@@ -12,7 +12,6 @@ from itertools import chain
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-
 if TYPE_CHECKING:
     import numpy as np
 

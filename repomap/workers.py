@@ -121,10 +121,7 @@ def _here(work: Callable, jobs: Iterable, setup: Callable[[], None] | None,
     if meanwhile is not None:
         meanwhile()
     for job in jobs:
-        try:
-            yield job, work(job)
-        except Exception as exc:
-            yield job, Failed(f"failed to tag: {type(exc).__name__}: {exc} (skipped)")
+        yield job, _result(_answer(work, job))
 
 
 def _readable(fds: list[int], timeout: float) -> set[int]:
@@ -151,8 +148,7 @@ def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers
         for message in answer:  # what setup warned of
             warn(message)
         return
-    ok, result = answer
-    yield worker.pending.popleft(), result if ok else Failed(f"failed to tag: {result} (skipped)")
+    yield worker.pending.popleft(), _result(answer)
     if len(worker.pending) <= CHUNK // 2:  # the next chunk waits in the pipe: no idle worker
         _hand_out(worker, todo)
 
@@ -225,11 +221,21 @@ def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent
         except EOFError:
             return
         for job in chunk:
-            try:
-                answer = (True, work(job))
-            except Exception as exc:  # MemoryError too: one bad file must not stop the run
-                answer = (False, f"{type(exc).__name__}: {exc}")
-            pipe.send(answer)
+            pipe.send(_answer(work, job))
+
+
+def _answer(work: Callable, job: object) -> tuple[bool, object]:
+    """(True, work(job)), or (False, what it raised)."""
+    try:
+        return True, work(job)
+    except Exception as exc:  # MemoryError too: one bad file must not stop the run
+        return False, f"{type(exc).__name__}: {exc}"
+
+
+def _result(answer: tuple[bool, object]) -> object:
+    """An _answer as `run` gives it: the result, or why there is none."""
+    ok, result = answer
+    return result if ok else Failed(f"failed to tag: {result} (skipped)")
 
 
 def _die_with(parent: int) -> None:
