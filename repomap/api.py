@@ -59,6 +59,7 @@ class Scan:
     notes: dict[str, int]
     state: str  # a digest of the files' contents
     links: str  # a digest of what the files define and reference: what the graph and names are made of
+    views: str  # a digest of what a text or Markdown map can show of the files (render.view)
 
     def defs(self) -> Mapping[str, list[Tag]]:
         """Each file's definitions, made into Tags only for the files that are read."""
@@ -109,6 +110,12 @@ def _one_at_a_time(method):
                     pass
             return method(self, *args, **kwargs)
     return locked
+
+
+def _map_result(saved: dict) -> MapResult:
+    """A map as stored (RepoMap._save_map), with no ranking."""
+    return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"],
+                     saved["ignored"])
 
 
 def _answer_key(kind: str, state: str, request: list) -> str:
@@ -174,7 +181,7 @@ class RepoMap:
         walk = f"walk-{ignore}"  # the last walk, checked by a stat a folder on the next one
         self._walker = discover.Walker(lambda part: self.indexer.store.blob(f"{walk}-{part}"),
                                        lambda part, data: self.indexer.store.save_blob(f"{walk}-{part}", data))
-        self._states: tuple[dict | None, str, str] = (None, "", "")  # the last scan's infos and their digests
+        self._states: tuple[dict | None, str, str, str] = (None, "", "", "")  # the last scan's infos and digests
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -217,11 +224,20 @@ class RepoMap:
                    self.template.read_text(encoding="utf-8") if self.template else None,
                    self.indexer.max_file_size, self.indexer.parse_timeout,  # the limits decide what is skipped
                    self.ignore, previous_order]
-        if reuse and (saved := self._stored_map(self.indexer.state(stamps), request)):
-            return saved  # nothing changed: not even the index is read
+        stamped = self.indexer.state(stamps)
+        if reuse and (saved := self._stored_map(stamped, request)):
+            return _map_result(saved)  # nothing changed: not even the index is read
         scan = self._scan(stamps, tally, self._load_rendering, count_terms=bool(query.strip()))  # a map alone needs none
-        if reuse and (saved := self._stored_map(scan.state, request)):
-            return saved  # only touched files: the index is read, nothing is ranked
+        # A map without a task text is ranked by what the files define and reference; one in
+        # a format that shows signature lines alone, by those as well. An edit that changes
+        # neither (a literal, a comment, lines moved) leaves the map stored for them as the
+        # map, unless it compared copies whose bodies changed: nothing is ranked or rendered.
+        by_view = not query.strip() and self.template is None and self.fmt in config.VIEW_FORMATS
+        state = f"{scan.links}:{scan.views}" if by_view else scan.state
+        if reuse and (saved := self._stored_map(state, request, compared=True)):
+            saved.update(notes=scan.notes, ignored=tally.ignored)
+            self._save_map(saved, {stamped}, request)  # the same files next time read nothing
+            return _map_result(saved)
         from . import render
 
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query, budget)
@@ -240,18 +256,21 @@ class RepoMap:
         order = ranked.files()
         shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:
-            saved = {"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
-                     "ignored": tally.ignored}
-            for state in {self.indexer.state(stamps), scan.state}:
-                self.indexer.store.save_blob(_answer_key("map", state, request), json.dumps(saved).encode())
+            compared = {p: self.indexer.digest(p) for p in sorted(renderer.compared)}
+            self._save_map({"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
+                            "ignored": tally.ignored, "compared": compared}, {stamped, state}, request)
         return MapResult(text, used, order, ranked, scan.notes, shown_files, tally.ignored)
 
     def _load_rendering(self) -> None:
-        """What ranking and rendering a map load (numpy, jinja2, the template), loaded while
-        workers tag the files changed since the last map."""
-        from . import graph, render  # noqa: F401
+        """Load what ranking and rendering a map need (numpy, jinja2, the template) in a thread
+        while workers tag the files changed since the last map: the map stored for the new
+        state, if there is one, needs none of it, and is not kept waiting for it."""
+        def load() -> None:
+            from . import graph, render  # noqa: F401
 
-        render.load_template(self.fmt, self.template)
+            render.load_template(self.fmt, self.template)
+
+        threading.Thread(target=load, name="repomap-imports").start()
 
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""
@@ -269,17 +288,24 @@ class RepoMap:
             self._memo = tokens.Memo(known if valid else {})
         return self._memo
 
-    def _stored_map(self, state: str, request: list) -> MapResult | None:
+    def _stored_map(self, state: str, request: list, compared: bool = False) -> dict | None:
+        """The map stored for `request` on files in `state` (as _save_map has it); with
+        `compared`, only if the files whose copies it compared (Renderer.once) have the
+        contents they had (after a refresh)."""
         stored = self.indexer.store.blob(_answer_key("map", state, request))
         try:
             saved = json.loads(stored) if stored else None
-            result = MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"],
-                               saved["ignored"])
+            shapes = {"text": str, "tokens": int, "files": list, "notes": dict, "shown": list, "ignored": dict,
+                      "compared": dict}
+            whole = all(isinstance(saved[key], kind) for key, kind in shapes.items())
+            same = whole and (not compared or all(self.indexer.digest(p) == d for p, d in saved["compared"].items()))
         except (ValueError, TypeError, KeyError):  # not a stored map after all: it is made again
             return None
-        shapes = [(result.text, str), (result.tokens, int), (result.ranked_files, list), (result.notes, dict),
-                  (result.shown_files, list), (result.ignored, dict)]
-        return result if all(isinstance(value, kind) for value, kind in shapes) else None
+        return saved if same else None
+
+    def _save_map(self, saved: dict, states: set[str], request: list) -> None:
+        for state in states:
+            self.indexer.store.save_blob(_answer_key("map", state, request), json.dumps(saved).encode())
 
     @_one_at_a_time
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
@@ -467,7 +493,8 @@ class RepoMap:
               meanwhile: Callable[[], None] | None = None, count_terms: bool = True) -> Scan:
         infos = self.indexer.refresh(stamps, tally, meanwhile, count_terms)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
-            self._states = (infos, self.indexer.content_state(list(stamps)), self.indexer.links_state(infos))
+            self._states = (infos, self.indexer.content_state(list(stamps)), self.indexer.links_state(infos),
+                            self.indexer.views_state(infos))
         return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),

@@ -38,14 +38,15 @@ TABLES = {
     "meta": "key TEXT PRIMARY KEY, value TEXT NOT NULL",
     "blobs": "key TEXT PRIMARY KEY, value BLOB NOT NULL",
     # payload: what the map needs of a file's tags; terms: what search needs (index.py, search.py);
-    # links: the digest of what it defines and references (b"" if not tagged); notes: why skipped, ...
+    # links: the digest of what it defines and references (b"" if not tagged); view: the digest of
+    # what a map can show of it (render.view); notes: why skipped, ...
     "files": "path TEXT PRIMARY KEY, size INTEGER NOT NULL, changed INTEGER NOT NULL, hash TEXT NOT NULL, "
-             "payload BLOB NOT NULL, terms BLOB NOT NULL, links BLOB NOT NULL, notes TEXT NOT NULL",
+             "payload BLOB NOT NULL, terms BLOB NOT NULL, links BLOB NOT NULL, view BLOB NOT NULL, notes TEXT NOT NULL",
 }
 # Store.load reads these columns of every row on every call: an index that holds them is read
 # without walking past each row's payload to the columns after it (Django's 2,938 rows:
 # 8.5-13 -> 3.7-6.6 ms, the same file read four times each way).
-INDEXES = {"files": "path, size, changed, hash, links, notes"}
+INDEXES = {"files": "path, size, changed, hash, links, view, notes"}
 
 
 def default_dir() -> Path:
@@ -195,11 +196,10 @@ class Store:
             warn(f"cannot rebuild the cache ({exc}); working without it")
             self.db = None
 
-    def load(self) -> dict[str, tuple[int, int, str, bytes, str]]:
-        """path -> (size, changed, hash, links, notes) for every stored file; payloads are read
+    def load(self) -> dict[str, tuple[int, int, str, bytes, bytes, str]]:
+        """path -> (size, changed, hash, links, view, notes) for every stored file; payloads are read
         one file at a time (`payload_of`), terms a few rows at a time (`terms`)."""
-        rows = self._rows("SELECT path, size, changed, hash, links, notes FROM files")
-        return {path: (size, changed, digest, links, notes) for path, size, changed, digest, links, notes in rows}
+        return {row[0]: row[1:] for row in self._rows("SELECT path, size, changed, hash, links, view, notes FROM files")}
 
     def payload_of(self, path: str, digest: str) -> bytes | None:
         """The stored payload of this content of a file, if it is still there and intact."""
@@ -324,14 +324,14 @@ class Store:
                 return None
         return row
 
-    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes, bytes, str]], deleted: list[str]) -> bool:
+    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes, bytes, bytes, str]], deleted: list[str]) -> bool:
         """Store new and changed files and forget deleted ones, in one transaction; whether
         they are stored."""
         if not (rows or deleted):
             return self.db is not None
         sealed = [(*row[:4], _sealed(row[4]), _sealed(row[5]), *row[6:]) for row in rows]
         return self._write(lambda db: (
-            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", sealed),
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", sealed),
             db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
 
     def save_terms(self, rows: list[tuple[bytes, str, str]]) -> None:

@@ -22,6 +22,7 @@ DEFAULTS = {
     "output": "REPOMAP.md",  # where `repomap write` puts the map
 }
 FORMATS = ("text", "markdown", "json")  # of a map (templates/FORMAT.j2)
+VIEW_FORMATS = ("text", "markdown")  # whose templates show of a file its path, language and lines alone (render.view)
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot", "html")  # of the ranked graph (export.py)
 KEYS = {key: type(value) for key, value in DEFAULTS.items()}
 

@@ -21,7 +21,7 @@ from .config import DEFAULTS
 from .errors import Changed
 from .tags import Tag
 
-PAYLOAD_VERSION = 7
+PAYLOAD_VERSION = 8
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
 NO_DEFS = marshal.dumps([])  # the definitions of a file that was not tagged
@@ -56,7 +56,8 @@ class FileInfo:
     def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
     def_methods: bytes  # per def_name, 1 when every such definition of it is a method
     def_lines: array  # per def_name, the lines of its longest definition here (a stub is short)
-    links: bytes = b""  # a digest of the fields above but rows, and of every definition's name
+    view: bytes  # what a text or Markdown map can show of the file, as a digest (render.view)
+    links: bytes = b""  # a digest of the fields above but rows and view, and of every definition's name
     _defs: list[Tag] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -67,15 +68,15 @@ class FileInfo:
 
 
 class _Stored(FileInfo):
-    """A stored file's FileInfo, holding `links` and the fields in `held`; the others are read
+    """A stored file's FileInfo, holding `links`, `view` and the fields in `held`; the others are read
     from the index when one is first used. An unchanged file holds none: a map after an edit
     inside a body, whose graph is stored, reads the rows of the files it shows, not of all of
     them (a kernel's take 15 s to decode). A file tagged in a large batch holds all but its
     definitions' rows (`packed`), which only the files a map shows need: a kernel's are 291 MB
     (Indexer._save)."""
 
-    def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, **held):
-        self.links = links
+    def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, view: bytes, **held):
+        self.links, self.view = links, view
         self.__dict__.update(held)
         self._source = (indexer, rel, digest)
 
@@ -91,7 +92,7 @@ class _Stored(FileInfo):
         return getattr(self, name)
 
 
-def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) -> FileInfo:
+def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array, view: bytes = b"") -> FileInfo:
     """A FileInfo with the summary of its definitions that the reference graph needs."""
     kinds: dict[str, set[str]] = {}
     lines: dict[str, int] = {}
@@ -101,7 +102,7 @@ def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array) ->
             lines[tag.name] = max(lines.get(tag.name, 0), tag.end_line - tag.line + 1)
     return FileInfo(marshal.dumps(list(map(_FIELDS, defs))), tuple(t.name for t in defs), ref_names, ref_counts,
                     tuple(kinds),
-                    bytes(k == {"method"} for k in kinds.values()), array("I", lines.values()), _defs=defs)
+                    bytes(k == {"method"} for k in kinds.values()), array("I", lines.values()), view, _defs=defs)
 
 
 @dataclass
@@ -123,7 +124,7 @@ class Indexer:
         self.parse_timeout = parse_timeout
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
-        self._stored: dict[str, tuple[int, int, str, bytes, str]] | None = None  # cache.Store.load()
+        self._stored: dict[str, tuple[int, int, str, bytes, bytes, str]] | None = None  # cache.Store.load()
         self.changed = 0  # files the last refresh had to read again
         self._last: tuple[dict, dict[str, FileInfo], list[str]] | None = None  # the last refresh: stamps, answer, notes
 
@@ -190,9 +191,10 @@ class Indexer:
         when first used); a file skipped as slow under a lower limit than now stays stale and
         is tagged again."""
         for rel in wanted:
-            size, changed, digest, links, notes = self._stored[rel]
+            size, changed, digest, links, view, notes = self._stored[rel]
             if not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.parse_timeout):
-                self._known[rel] = _Known((size, changed), digest, _Stored(self, rel, digest, links) if links else None,
+                info = _Stored(self, rel, digest, links, view) if links else None
+                self._known[rel] = _Known((size, changed), digest, info,
                                           tuple(notes.split("\n")) if notes else ())
 
     def read(self, rel: str, digest: str) -> FileInfo:
@@ -257,6 +259,11 @@ class Indexer:
         """A digest of what every file defines and references: the reference graph's input."""
         return _digest(f"{rel}\0{info.links.hex()}" for rel, info in sorted(infos.items()))
 
+    @staticmethod
+    def views_state(infos: dict[str, FileInfo]) -> str:
+        """A digest of what a text or Markdown map can show of every file (render.view)."""
+        return _digest(f"{rel}\0{info.view.hex()}" for rel, info in sorted(infos.items()))
+
     def content_state(self, rels: list[str]) -> str:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
@@ -289,9 +296,10 @@ class Indexer:
                 if self.store.db is None:
                     known.terms = terms
                 self._known[rel] = known
-                links, notes = known.info.links if known.info else b"", "\n".join(known.notes)
-                self._stored[rel] = (*stamps[rel], digest, links, notes)
-                rows.append((rel, *stamps[rel], digest, payload, terms, links, notes))
+                links, view = (known.info.links, known.info.view) if known.info else (b"", b"")
+                notes = "\n".join(known.notes)
+                self._stored[rel] = (*stamps[rel], digest, links, view, notes)
+                rows.append((rel, *stamps[rel], digest, payload, terms, links, view, notes))
                 held += len(payload) + len(terms)
                 if len(rows) >= SAVE_EVERY or held >= SAVE_BYTES:
                     self._save(rows, held)
@@ -313,7 +321,7 @@ class Indexer:
             for rel, _, _, digest, *_ in rows:
                 known = self._known[rel]
                 if known.info is not None and not isinstance(known.info, _Stored):
-                    known.info = _Stored(self, rel, digest, known.info.links,
+                    known.info = _Stored(self, rel, digest, known.info.links, known.info.view,
                                          **{name: getattr(known.info, name) for name in _HELD})
         memory.give_back()
 
@@ -336,7 +344,7 @@ class Indexer:
             else:
                 rest.append(job)
         if rest:
-            from . import workers
+            from . import render, workers  # noqa: F401  render: _tag's, imported before the workers fork
 
             setup = partial(_prepare, {job[2] for job in rest}, any(job[5] for job in rest))
             yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1, setup,
@@ -373,7 +381,7 @@ def _changed(info: os.stat_result) -> int:
 def _links(body: tuple) -> bytes:
     """What the reference graph and the defined names are made of, as one digest: the names
     a file references and defines (with counts, kinds and sizes), not where they are."""
-    _, names, ref_names, ref_counts, def_names, def_methods, def_lines = body
+    _, names, ref_names, ref_counts, def_names, def_methods, def_lines, _ = body
     digest = cache.hashlib.blake2b(digest_size=8)  # not marshal: its bytes vary with reference counts
     for part in (ref_names, def_names, names):
         digest.update("\0".join(part).encode("utf-8", "surrogatepass") + b"\1")
@@ -441,7 +449,9 @@ def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
-    payload = _encode(file_info(defs, tuple(refs), counts), tuple(notes))
+    from .render import view
+
+    payload = _encode(file_info(defs, tuple(refs), counts, view(defs, data)), tuple(notes))
     if not count_terms:
         return digest, payload, LATER
     from .terms import file_terms
@@ -482,13 +492,13 @@ def _terms(job: tuple, packed: bytes) -> bytes:
 
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
-_READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "_defs")]  # what _Stored reads on first use
+_READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "view", "_defs")]  # what _Stored reads on first use
 _HELD = [name for name in _READ if name != "packed"]  # what a file of a large batch holds once stored
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
     body = None if info is None else (info.packed, info.names, info.ref_names, info.ref_counts.tobytes(),
-                                      info.def_names, info.def_methods, info.def_lines.tobytes())
+                                      info.def_names, info.def_methods, info.def_lines.tobytes(), info.view)
     return marshal.dumps((PAYLOAD_VERSION, body, notes))
 
 
@@ -500,7 +510,7 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
             return None
         info = None if body is None else FileInfo(body[0], *(tuple(map(sys.intern, names)) for names in body[1:3]),
                                                   array("I", body[3]), tuple(map(sys.intern, body[4])), body[5],
-                                                  array("I", body[6]), _links(body))
+                                                  array("I", body[6]), body[7], _links(body))
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None

@@ -7,6 +7,7 @@ the order of their best definition, so a cut-off prompt keeps the best part.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -55,6 +56,7 @@ class Renderer:
                  count: Callable[[str], int] = count_tokens):
         self.sources = sources
         self.held: dict[str, tuple[int, int]] = {}  # as breadth gives them: see select
+        self.compared: set[str] = set()  # the files whose definitions' bytes once() compared
         self.count = count
         self.file_rank = file_rank
         self.defs = defs
@@ -79,13 +81,15 @@ class Renderer:
         """The selection with each definition repeated byte for byte (a shim in several
         build-tagged files, a generated or vendored copy: the same qualified name, kind and
         text, as search's copies) kept once, where it ranks best; the others would repeat its
-        lines. Only the sources of names the selection repeats are read."""
+        lines. Only the sources of names the selection repeats are read (their files are
+        noted in `compared`: the map depends on their bodies too)."""
         named = Counter((item.tag.kind, item.tag.qualname) for item in selection)
         seen: set[tuple[str, str, bytes]] = set()
         kept = []
         for item in selection:
             tag = item.tag
             if named[tag.kind, tag.qualname] > 1:
+                self.compared.add(tag.path)
                 copy = (tag.kind, tag.qualname, self.sources[tag.path][tag.start_byte:tag.end_byte])
                 if copy in seen:
                     continue
@@ -114,9 +118,10 @@ class Renderer:
         lines = self._source_lines(path)
         shown: dict[int, str] = {}
         for tag in tags:
+            source = self.sources[path]
             for header in self._enclosing(tag):
-                shown.update(self._signature(header, lines))
-            shown.update(self._signature(tag, lines))
+                shown.update(signature_lines(header, lines, source))
+            shown.update(signature_lines(tag, lines, source))
         out: list[str] = []
         previous = 0
         for number in sorted(shown):
@@ -143,17 +148,40 @@ class Renderer:
                 if d.start_byte <= tag.start_byte and tag.end_byte <= d.end_byte
                 and (d.start_byte, d.end_byte) != (tag.start_byte, tag.end_byte)]
 
-    def _signature(self, tag: Tag, lines: list[str]) -> dict[int, str]:
-        """Signature lines by number; a one-line body on the last line is cut off."""
-        last = min(tag.sig_end_line, len(lines))
-        shown = {n: lines[n - 1] for n in range(tag.line, last + 1)}
-        if tag.body_byte >= 0 and tag.end_line == last and last in shown:
-            source = self.sources[tag.path]
-            line_start = source.rfind(b"\n", 0, tag.body_byte) + 1
-            if source.count(b"\n", 0, line_start) + 1 == last:
-                head = source[line_start:tag.body_byte].decode("utf-8", errors="replace").rstrip()
-                shown[last] = f"{head} …"
-        return {n: _clip(text) for n, text in shown.items()}
+
+def signature_lines(tag: Tag, lines: list[str], source: bytes) -> dict[int, str]:
+    """The lines a map shows of a definition (of its file's source_lines and bytes), by number;
+    a one-line body on the signature's last line is cut off."""
+    last = min(tag.sig_end_line, len(lines))
+    shown = {n: lines[n - 1] for n in range(tag.line, last + 1)}
+    if tag.body_byte >= 0 and tag.end_line == last and last in shown:
+        line_start = source.rfind(b"\n", 0, tag.body_byte) + 1
+        if source.count(b"\n", 0, line_start) + 1 == last:
+            head = source[line_start:tag.body_byte].decode("utf-8", errors="replace").rstrip()
+            shown[last] = f"{head} …"
+    return {n: _clip(text) for n, text in shown.items()}
+
+
+def view(defs: list[Tag], source: bytes) -> bytes:
+    """A digest of all that a text or Markdown map (config.VIEW_FORMATS) can show of a file, by
+    the rules that show it (signature_lines, Renderer._new_file_view): each definition's kind,
+    qualified name and shown lines, and where its bytes begin and end among the others' (which
+    encloses which). Lines are numbered with each run of lines no signature shows counted as
+    one, and bytes by their order alone, so an edit inside a body leaves the digest as it was,
+    as it leaves these maps (RepoMap.build keeps them)."""
+    lines = source_lines(source)
+    shown = [signature_lines(tag, lines, source) for tag in defs]
+    place: dict[int, int] = {}
+    at = previous = 0
+    for number in sorted({n for part in shown for n in part}):
+        at += 1 if number == previous + 1 else 2  # a gap is a gap, however long
+        place[number] = at
+        previous = number
+    order = {b: k for k, b in enumerate(sorted({t.start_byte for t in defs} | {t.end_byte for t in defs}))}
+    parts = [(t.kind, t.qualname, order[t.start_byte], order[t.end_byte], [(place[n], text) for n, text in part.items()])
+             for t, part in zip(defs, shown)]
+    # repr, not marshal: marshal's bytes vary with reference counts
+    return hashlib.blake2b(repr((parts, previous < len(lines))).encode(), digest_size=8).digest()
 
 
 def _clip(line: str) -> str:

@@ -149,7 +149,7 @@ def test_no_cache_writes_nothing(tree, tmp_path):
 
 def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch):
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", "")], [])
+    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", b"view", "")], [])
     assert set(store.load()) == {"a.py"}
     monkeypatch.setattr(cache, "fingerprint", lambda: "something else")
     assert cache.Store(tree, tmp_path / "c").load() == {}
@@ -158,7 +158,7 @@ def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch)
 def test_changed_templates_drop_stored_maps_but_keep_the_tags(tree, tmp_path, monkeypatch):
     """A stored map was rendered by the templates of its day; after a change it is made again."""
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", "")], [])
+    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", b"view", "")], [])
     store.save_blob("map:x", b"an old map")
     monkeypatch.setattr(cache, "templates_stamp", lambda: "newer templates")
     again = cache.Store(tree, tmp_path / "c")
@@ -252,6 +252,53 @@ def test_map_after_a_body_edit_equals_a_fresh_one(shop, tmp_path):
     fresh = run("map", shop, "--no-cache", "--tokens", "300")
     assert again.returncode == 0 and again.stdout == fresh.stdout
     assert again.stdout == first.stdout  # a body edit leaves the signatures alone
+
+
+def test_an_edit_that_leaves_every_signature_is_answered_with_the_stored_map(shop, tmp_path, monkeypatch):
+    """A text or Markdown map shows signature lines alone: after an edit that moves them but
+    leaves them, and what the files define and reference, as they were, the stored map is the
+    map and nothing is ranked or rendered. An edit to a signature, or a JSON map (it gives
+    line numbers), is made again. Every answer equals a fresh map."""
+    from repomap import render
+    from repomap.api import RepoMap
+
+    cache_dir = tmp_path / "cache"
+    rendered = []
+    select = render.select
+    monkeypatch.setattr(render, "select", lambda *args, **kwargs: rendered.append(1) or select(*args, **kwargs))
+
+    def maps() -> list[str]:
+        made = [RepoMap(shop, cache_dir=cache_dir, tokens=300, fmt=fmt).build(reuse=True).text
+                for fmt in ("text", "markdown", "json")]
+        assert made == [RepoMap(shop, use_cache=False, tokens=300, fmt=fmt).build().text
+                        for fmt in ("text", "markdown", "json")]
+        return made
+
+    first = maps()
+    source = shop / "shop" / "cart.py"
+    code = source.read_text()
+    rendered.clear()
+    source.write_text("# a new first line\n\n" + code.replace("(1 - discount)", "(1.0 - discount)"))
+    moved = maps()
+    assert moved[:2] == first[:2] and len(rendered) == 1 + 3  # the JSON map, and the fresh ones
+    source.write_text(code.replace("discount: float = 0.0", "discount: float = 0.5"))
+    rendered.clear()
+    assert "discount: float = 0.5" in maps()[0] and len(rendered) == 3 + 3
+
+
+def test_a_body_edit_to_one_of_two_copies_shows_both(tmp_path):
+    """The map shows a definition repeated byte for byte once; after an edit inside the body
+    of one copy (no signature, no reference changed) they differ, and the map shows both."""
+    for package in ("one", "two"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "util.py").write_text("def helper(x):\n    return x + 1\n")
+    cache_dir = tmp_path / "cache"
+    first = run("map", tmp_path, "--cache-dir", cache_dir).stdout
+    assert first.count("def helper(x):") == 1
+    edited = tmp_path / "two" / "util.py"
+    edited.write_text(edited.read_text().replace("x + 1", "x + 2"))
+    again = run("map", tmp_path, "--cache-dir", cache_dir).stdout
+    assert again == run("map", tmp_path, "--no-cache").stdout and again.count("def helper(x):") == 2
 
 
 def test_token_memo_counts_exactly_and_learns_only_new_texts():
