@@ -321,7 +321,7 @@ class RepoMap:
         """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
         from . import graph
 
-        _, scores, _ = graph.scores(scan.infos, *signalled)
+        _, scores, _ = graph.scores(*signalled)
         try:
             return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
         except ValueError:  # stored postings damaged past what reading them checks: built again
@@ -578,39 +578,59 @@ class RepoMap:
         inside a body)."""
         from . import graph
 
-        return self._derived("edges", scan.links, lambda: graph.build_edges(scan.infos, self._secondary(scan)),
+        return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
                              graph.Edges.to_arrays, graph.Edges.from_arrays)
 
     def _definitions(self, scan: Scan, edges: graph.Edges) -> graph.Definitions:
         """The graph's definitions as columns (made of what the files define, as the graph is)."""
         from . import graph
 
-        return self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, scan.infos),
+        return self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, self._inputs(scan)),
                              graph.Definitions.to_arrays, graph.Definitions.from_arrays)
 
-    def _derived(self, kind: str, state: str, build, encode=None, decode=None):
+    def _inputs(self, scan: Scan) -> graph.Inputs:
+        """What the graph and its definitions are made of: the last inputs (kept or stored, of
+        any state) with the parts of the files changed since gathered again (an edit: the
+        edited file's), else every file's part."""
+        from . import graph
+
+        return self._derived("inputs", scan.links, lambda: graph.Inputs.of(scan.infos, sorted(scan.infos)),
+                             graph.Inputs.to_arrays, graph.Inputs.from_arrays,
+                             lambda last: last.spliced(scan.infos))
+
+    def _derived(self, kind: str, state: str, build, encode=None, decode=None, update=None):
         """A structure made from one state of the files: kept in memory while no file changes,
-        else read from the index, else built and stored (if it can be): even when it was quick
-        to build here, a later process would first have to read every file's tags for it (the
-        definitions: Django 0.36 s after an edit). One of each kind is kept in memory. `encode`
-        makes numpy arrays, stored in a file of their own and read memory-mapped (the kernel's
-        graph: about 2 s less than a row read, checked and loaded)."""
+        else read from the index, else made and stored (if it can be): even when it was quick
+        to make here, a later process would first have to read every file's tags for it (the
+        definitions: Django 0.36 s after an edit). It is made by `update` from the one of
+        another state (kept, else stored) if there is one and `update` is given, else by
+        `build`. One of each kind is kept in memory. `encode` makes numpy arrays, stored in a
+        file of their own and read memory-mapped (the kernel's graph: about 2 s less than a
+        row read, checked and loaded)."""
         key = f"{kind}:{state}"
-        kept = self._kept.get(kind)
+        kept = self._kept.pop(kind, None)
         if kept is not None and kept[0] == key:
+            self._kept[kind] = kept
             return kept[1]
-        self._kept.pop(kind, None)  # let the old one go before the new one is made
-        stored = self.indexer.store.arrays(kind, key) if decode else None
-        try:
-            value = decode(stored) if stored else None
-        except (ValueError, KeyError, OSError, EOFError, TypeError):
-            value = None
+        last = kept[1] if kept is not None and update else None
+        del kept  # let the old one go before the new one is made, unless it is made from it
+        value = self._stored(kind, key, decode)
         if value is None:
-            value = build()
+            last = last if last is not None or update is None else self._stored(kind, None, decode)
+            value = update(last) if last is not None else build()
             if encode:
                 self.indexer.store.save_arrays(kind, encode(value), key)
+        del last
         self._kept[kind] = (key, value)
         return value
+
+    def _stored(self, kind: str, key: str | None, decode):
+        """The structure stored under `key` (None: under any key), or None."""
+        stored = self.indexer.store.arrays(kind, key) if decode else None
+        try:
+            return decode(stored) if stored else None
+        except (ValueError, KeyError, OSError, EOFError, TypeError):
+            return None
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
         """One file's bytes and tags, read and parsed now, so both are of the same moment."""

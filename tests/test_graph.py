@@ -36,3 +36,33 @@ def test_pagerank_matches_networkx(seed):
     ours = pagerank(Walk.of(n, src, dst, weight, external, run_starts(src, dst)), personal, tol=1e-10)
     assert np.allclose(ours, [expected[i] for i in range(n)], atol=1e-8)
     assert abs(ours.sum() + expected["sink"] - 1.0) < 1e-8
+
+
+def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path, monkeypatch):
+    """The graph's inputs of the last state, kept or stored, are made current by gathering
+    the parts of the files changed since, and equal inputs gathered whole; every map, in a
+    kept RepoMap and in a new one, equals a fresh map."""
+    from repomap import graph
+    from repomap.api import RepoMap
+
+    gathered = []
+    gather = graph.Inputs.of.__func__
+    monkeypatch.setattr(graph.Inputs, "of", classmethod(
+        lambda cls, infos, files: gathered.append(list(files)) or gather(cls, infos, files)))
+    cache_dir = tmp_path / "cache"
+    kept = RepoMap(shop, cache_dir=cache_dir, tokens=300)
+    kept.build()
+    assert len(gathered[-1]) == len(kept.scan().infos) > 5
+    cart = shop / "shop" / "cart.py"
+    edits = [lambda: cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item")),
+             lambda: (shop / "shop" / "extra.py").write_text("def brand_new(cart):\n    return cart.total_price()\n"),
+             lambda: (shop / "shop" / "money.py").unlink()]
+    for edit in edits:
+        edit()
+        gathered.clear()
+        maps = [repo.build().text for repo in (kept, RepoMap(shop, cache_dir=cache_dir, tokens=300))]
+        assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
+        scan = kept.scan()
+        made, whole = kept._inputs(scan).to_arrays(), gather(graph.Inputs, scan.infos, sorted(scan.infos)).to_arrays()
+        assert all(np.array_equal(made[k], whole[k]) and made[k].dtype == whole[k].dtype for k in whole)
+        assert maps == [RepoMap(shop, use_cache=False, tokens=300).build().text] * 2

@@ -161,6 +161,6 @@ def test_writes_nothing_but_its_index(shop, tmp_path):
     assert result.returncode == 0 and result.stdout
     assert list(scratch.iterdir()) == []
     assert sorted(p.relative_to(shop) for p in shop.rglob("*")) == before
-    # the database and the graph's columns and ranking beside it (search postings too, after a search)
-    assert {p.suffix for p in cache_dir.iterdir()} <= {".sqlite", ".sqlite-wal", ".sqlite-shm", ".edges",
+    # the database and the graph's inputs, columns and ranking beside it (search postings too, after a search)
+    assert {p.suffix for p in cache_dir.iterdir()} <= {".sqlite", ".sqlite-wal", ".sqlite-shm", ".inputs", ".edges",
                                                        ".definitions", ".ranking", ".postings"}
