@@ -142,7 +142,7 @@ def within(numbers: np.ndarray, n: int) -> bool:
 
 def packed(strings: list[str]) -> np.ndarray:
     """Strings as one array of bytes to store, each ended by a NUL (no name or path holds one)."""
-    return np.frombuffer("".join(f"{s}\0" for s in strings).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return np.frombuffer(("\0".join(strings) + "\0" if strings else "").encode("utf-8", "surrogatepass"), dtype=np.uint8)
 
 
 def unpacked(stored: np.ndarray) -> list[str]:
@@ -416,7 +416,7 @@ def build_edges(inputs: Inputs, secondary: set[str]) -> Edges:
     context = _Context(
         family=np.array([families[family_for(f)] for f in files], dtype=np.int32),
         scale=np.array([SECONDARY_FILE if f in secondary else 1.0 for f in files]),
-        name_factor=np.array([_name_weight(name) for name in names]) *
+        name_factor=_private(names) *
         np.where(np.bincount(defs[0], minlength=len(names)) > COMMON_NAME_FILES, PRIVATE_NAME, 1.0),
         method_rarity=METHOD_CALL * _rarity(np.bincount(refs[0], minlength=len(names)), len(files)),
         member_rarity=_rarity(np.bincount(refs[0], weights=refs[2][:, 2] > 0, minlength=len(names)), len(files)))
@@ -662,8 +662,12 @@ def _rarity(n_referencing: np.ndarray, n_files: int) -> np.ndarray:
     return np.maximum(0.05, 1.0 - np.log(np.maximum(n_referencing, 1)) / math.log(n_files))
 
 
-def _name_weight(name: str) -> float:
-    return PRIVATE_NAME if name.startswith("_") else 1.0
+def _private(names: list[str]) -> np.ndarray:
+    """PRIVATE_NAME for each of the sorted `names` that begins with "_", else 1: those lie
+    side by side, before the names that begin with the next character."""
+    weight = np.ones(len(names))
+    weight[bisect_left(names, "_"):bisect_left(names, chr(ord("_") + 1))] = PRIVATE_NAME
+    return weight
 
 
 def _match(name: str, signals: Signals) -> float:
