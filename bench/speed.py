@@ -25,6 +25,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -50,15 +51,19 @@ for rel in discover.list_files(root):
 """
 
 # A chat loop keeps one RepoMap: the next turn's map after an edit, timed inside the process,
-# for the first edit since it started and for the one after.
+# for the first edit since it started and for the one after, at the end of the file, then
+# inside a body.
 KEPT = """
 import sys, time
+from pathlib import Path
 from repomap import RepoMap
 repo = RepoMap(sys.argv[1], tokens=1024, cache_dir=sys.argv[2])
 repo.build()
-for _ in range(2):
-    with open(sys.argv[3], "a", encoding="utf-8") as f:
-        f.write("\\n")
+victim, line, comment = Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode()  # see body_line
+for where in ("end", "end", "body", "body"):
+    lines = victim.read_bytes().split(b"\\n")
+    lines = [*lines, b""] if where == "end" else [*lines[:line], comment, *lines[line:]]
+    victim.write_bytes(b"\\n".join(lines))
     started = time.perf_counter()
     repo.build()
     print(time.perf_counter() - started)
@@ -169,12 +174,10 @@ def kernel() -> Path:
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
-def measure(command: list[str], edit: Path | None = None) -> tuple[float, float, str]:
-    """Seconds, peak RSS in MB, and stdout of one fresh process; run after a line is added
-    to `edit` if given."""
+def measure(command: list[str], edit: Callable[[], None] | None = None) -> tuple[float, float, str]:
+    """Seconds, peak RSS in MB, and stdout of one fresh process; run after `edit()` if given."""
     if edit is not None:
-        with open(edit, "a", encoding="utf-8") as f:
-            f.write("\n")
+        edit()
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
     out = process.stdout.read().decode("utf-8", errors="replace")
@@ -183,6 +186,31 @@ def measure(command: list[str], edit: Path | None = None) -> tuple[float, float,
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(command)}")
     return elapsed, usage.ru_maxrss / 1024, out
+
+
+def at_end(victim: Path) -> None:
+    """An edit that adds an empty line at the end of the file: no definition changes size and
+    the map stays as it was (RepoMap.build keeps it; most of an agent's edits are not so kind)."""
+    with open(victim, "a", encoding="utf-8") as f:
+        f.write("\n")
+
+
+def body_line(victim: Path) -> tuple[int, bytes]:
+    """Where an edit inside a body goes: after the signature of the file's first definition with
+    a body of more lines than one, a comment line. That definition grows, so the graph, whose
+    edges are split by the sizes of what they point at, must change, as it does for most of an
+    agent's edits (one that adds a call, too)."""
+    from repomap import tags
+
+    language = tags.language_for(victim.name)
+    found = tags.extract(victim.name, victim.read_bytes(), language)
+    line = next(t.sig_end_line for t in found.tags if t.role == "def" and t.end_line > t.sig_end_line + 1)
+    return line, b"# edited" if language == "python" else b"/* edited */"
+
+
+def in_body(victim: Path, line: int, comment: bytes) -> None:
+    lines = victim.read_bytes().split(b"\n")
+    victim.write_bytes(b"\n".join([*lines[:line], comment, *lines[line:]]))
 
 
 def bench(name: str, root: Path) -> None:
@@ -202,11 +230,16 @@ def bench(name: str, root: Path) -> None:
     try:
         os.utime(victim)
         row("warm, one file touched", measure(repomap))
-        row(f"warm, one file edited (median of {RUNS})", median_of(lambda: measure(repomap, edit=victim)))
-        _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim)])
-        first, then = map(float, out.split())
-        row("edited, RepoMap kept (chat)", (first, rss, ""))
-        row("edited again, RepoMap kept", (then, rss, ""))
+        row(f"one file edited at its end (median of {RUNS})",
+            median_of(lambda: measure(repomap, partial(at_end, victim))))
+        line, comment = body_line(victim)
+        row(f"one file edited in a body (median of {RUNS})",
+            median_of(lambda: measure(repomap, partial(in_body, victim, line, comment))))
+        _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim), str(line),
+                               comment.decode()])
+        times = list(map(float, out.split()))
+        for label, took in zip(["at its end", "at its end again", "in a body", "in a body again"], times):
+            row(f"edited {label}, RepoMap kept", (took, rss, ""))
         search = [sys.executable, "-m", "repomap", "search", QUERIES[0], "--root", str(root),
                   "--cache-dir", str(cache_dir)]
         row("first search (counts terms)", measure(search))  # a map alone leaves search terms to it
