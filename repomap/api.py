@@ -266,9 +266,12 @@ class RepoMap:
         while workers tag the files changed since the last map: the map stored for the new
         state, if there is one, needs none of it, and is not kept waiting for it."""
         def load() -> None:
-            from . import graph, render  # noqa: F401
+            try:
+                from . import graph, render  # noqa: F401
 
-            render.load_template(self.fmt, self.template)
+                render.load_template(self.fmt, self.template)
+            except Exception:  # the map's own imports and template say what failed, where they run
+                pass
 
         threading.Thread(target=load, name="repomap-imports").start()
 

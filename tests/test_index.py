@@ -338,6 +338,20 @@ def test_a_damaged_stored_graph_is_built_again(shop, tmp_path):
         assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache", *asked).stdout, "")
 
 
+def test_damaged_stored_graph_inputs_are_gathered_again(shop, tmp_path):
+    """After an edit, the graph is made from the stored inputs spliced; inputs whose numbers
+    point outside what they index, or whose parts do not add up, are gathered anew."""
+    cache = tmp_path / "cache"
+    assert run("map", shop, "--cache-dir", cache).returncode == 0
+    source = shop / "shop" / "cart.py"
+    for column in ("def_name", "ref_name", "every_count"):
+        stored, = cache.glob("*.inputs")
+        damage_column(stored, column)
+        source.write_text(source.read_text().replace("        return item", "        self.add(item)\n        return item"))
+        result = run("map", shop, "--cache-dir", cache)
+        assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache").stdout, "")
+
+
 def test_an_edit_inside_a_body_ranks_nothing_again(shop, tmp_path, monkeypatch):
     """A ranking is made of the graph and the task: after an edit inside a body, the same task
     is answered with the ranking kept in memory or stored, a new one only where the task or
