@@ -25,7 +25,7 @@ from .weights import FOUND_FILE_TOKENS, FOUND_FILES, FOUND_HIT_TOKENS, FOUND_HIT
 # run them: a stored map, the warm CLI's usual answer, needs none of them.
 if TYPE_CHECKING:
     from . import graph
-    from .graph import Ranked, RankedList, Signals
+    from .graph import Inputs, Ranked, RankedList, Signals
     from .search import Hit, Overlay, Postings
 
 
@@ -178,6 +178,7 @@ class RepoMap:
         self._memo: tokens.Memo | None = None
         self._base: Postings | None = None  # the stored search postings, read on the first search
         self._kept: dict[str, tuple[str, object]] = {}  # derived structures by kind: (key, value)
+        self._replaced: tuple[str, Inputs] | None = None  # the graph's last inputs, while its next is made
         walk = f"walk-{ignore}"  # the last walk, checked by a stat a folder on the next one
         self._walker = discover.Walker(lambda part: self.indexer.store.blob(f"{walk}-{part}"),
                                        lambda part, data: self.indexer.store.save_blob(f"{walk}-{part}", data))
@@ -577,12 +578,22 @@ class RepoMap:
         return self._derived("names", scan.links, made, words.Names.to_arrays, words.Names.from_arrays)
 
     def _edges(self, scan: Scan) -> graph.Edges:
-        """The reference graph of what the files define and reference (unchanged by an edit
-        inside a body)."""
+        """The reference graph of what the files define and reference: after an edit, the last
+        one with the rows of the names the changed files define or reference joined again."""
         from . import graph
 
-        return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
-                             graph.Edges.to_arrays, graph.Edges.from_arrays)
+        def update(last: graph.Edges, state: str) -> graph.Edges | None:
+            after = self._inputs(scan)
+            before = self._replaced
+            if before is None or before[0] != f"inputs:{state}":
+                return None
+            return graph.updated_edges(last, before[1], after, self._secondary(scan))
+
+        try:
+            return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
+                                 graph.Edges.to_arrays, graph.Edges.from_arrays, update)
+        finally:
+            self._replaced = None
 
     def _definitions(self, scan: Scan, edges: graph.Edges) -> graph.Definitions:
         """The graph's definitions as columns (made of what the files define, as the graph is)."""
@@ -594,42 +605,57 @@ class RepoMap:
     def _inputs(self, scan: Scan) -> graph.Inputs:
         """What the graph and its definitions are made of: the last inputs (kept or stored, of
         any state) with the parts of the files changed since gathered again (an edit: the
-        edited file's), else every file's part."""
+        edited file's), else every file's part. The last ones are held (`_replaced`) till the
+        graph is made from them."""
         from . import graph
 
+        def update(last: graph.Inputs, state: str) -> graph.Inputs:
+            self._replaced = (f"inputs:{state}", last)
+            return last.spliced(scan.infos)
+
         return self._derived("inputs", scan.links, lambda: graph.Inputs.of(scan.infos, sorted(scan.infos)),
-                             graph.Inputs.to_arrays, graph.Inputs.from_arrays,
-                             lambda last: last.spliced(scan.infos))
+                             graph.Inputs.to_arrays, graph.Inputs.from_arrays, update)
 
     def _derived(self, kind: str, state: str, build, encode=None, decode=None, update=None):
         """A structure made from one state of the files: kept in memory while no file changes,
         else read from the index, else made and stored (if it can be): even when it was quick
         to make here, a later process would first have to read every file's tags for it (the
-        definitions: Django 0.36 s after an edit). It is made by `update` from the one of
-        another state (kept, else stored) if there is one and `update` is given, else by
-        `build`. One of each kind is kept in memory. `encode` makes numpy arrays, stored in a
-        file of their own and read memory-mapped (the kernel's graph: about 2 s less than a
-        row read, checked and loaded)."""
+        definitions: Django 0.36 s after an edit). With `update`, it is made by update(last,
+        its state) from the last one, of another state (kept, else stored), unless that gives
+        None; else by `build`. One of each kind is kept in memory. `encode` makes numpy arrays,
+        stored in a file of their own and read memory-mapped (the kernel's graph: about 2 s
+        less than a row read, checked and loaded)."""
         key = f"{kind}:{state}"
         kept = self._kept.pop(kind, None)
         if kept is not None and kept[0] == key:
             self._kept[kind] = kept
             return kept[1]
-        last = kept[1] if kept is not None and update else None
+        last = kept if update else None
         del kept  # let the old one go before the new one is made, unless it is made from it
         value = self._stored(kind, key, decode)
         if value is None:
-            last = last if last is not None or update is None else self._stored(kind, None, decode)
-            value = update(last) if last is not None else build()
+            last = last if last is not None or update is None else self._last_stored(kind, decode)
+            value = update(last[1], last[0].partition(":")[2]) if last is not None else None
+            last = None
+            value = value if value is not None else build()
             if encode:
                 self.indexer.store.save_arrays(kind, encode(value), key)
-        del last
         self._kept[kind] = (key, value)
         return value
 
-    def _stored(self, kind: str, key: str | None, decode):
-        """The structure stored under `key` (None: under any key), or None."""
+    def _stored(self, kind: str, key: str, decode):
+        """The structure stored under `key`, or None."""
         stored = self.indexer.store.arrays(kind, key) if decode else None
+        return self._decoded(stored, decode)
+
+    def _last_stored(self, kind: str, decode) -> tuple[str, object] | None:
+        """The structure of `kind` stored last, and its key, or None."""
+        stored = self.indexer.store.last_arrays(kind) if decode else None
+        value = self._decoded(stored[1], decode) if stored is not None else None
+        return (stored[0], value) if value is not None else None
+
+    @staticmethod
+    def _decoded(stored: dict | None, decode):
         try:
             return decode(stored) if stored else None
         except (ValueError, KeyError, OSError, EOFError, TypeError):

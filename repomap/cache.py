@@ -277,11 +277,15 @@ class Store:
             temporary.unlink(missing_ok=True)
             warn(f"could not store the {kind} in {path.parent} ({exc.strerror or exc})")
 
-    def arrays(self, kind: str, key: str | None = "") -> dict | None:
-        """Arrays stored by save_arrays by this code from `key` (None: from whatever they were
-        made of), memory-mapped; None if there are none, or they are cut short or of other
-        code. Unlike rows they carry no checksum (it would mean reading them whole): their
-        readers check what they index with."""
+    def arrays(self, kind: str, key: str = "") -> dict | None:
+        """Arrays stored by save_arrays by this code from `key`, memory-mapped; None if there
+        are none, or they are cut short or of other code. Unlike rows they carry no checksum
+        (it would mean reading them whole): their readers check what they index with."""
+        stored = self.last_arrays(kind)
+        return stored[1] if stored is not None and stored[0] == key else None
+
+    def last_arrays(self, kind: str) -> tuple[str, dict] | None:
+        """The arrays of `kind` stored last by this code, with the key they were made from."""
         import numpy as np
 
         with self._lock:
@@ -296,10 +300,11 @@ class Store:
             size = int.from_bytes(mapped[len(ARRAYS_MAGIC):len(ARRAYS_MAGIC) + 8], "little")
             start = len(ARRAYS_MAGIC) + 8 + size
             head = json.loads(mapped[start - size:start])
-            if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC or head["stamp"] != self.stamp or key not in (None, head["key"]):
+            if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC or head["stamp"] != self.stamp or not isinstance(head["key"], str):
                 return None
-            return {name: np.frombuffer(mapped, dtype=np.dtype(dtype), count=length, offset=start + offset)
-                    if length else np.zeros(0, dtype=np.dtype(dtype)) for name, dtype, length, offset in head["arrays"]}
+            return head["key"], {name: np.frombuffer(mapped, dtype=np.dtype(dtype), count=length, offset=start + offset)
+                                 if length else np.zeros(0, dtype=np.dtype(dtype))
+                                 for name, dtype, length, offset in head["arrays"]}
         except (ValueError, TypeError, KeyError):
             return None
 

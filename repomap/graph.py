@@ -222,6 +222,8 @@ class Edges:
     name: np.ndarray  # index into names
     weight: np.ndarray
     external: np.ndarray  # per file: reference mass to names defined nowhere here
+    ref_external: np.ndarray  # per reference of the Inputs it was made of, in their order: its part of that
+    secondary: np.ndarray  # per file, whether it was ranked as secondary
 
     @cached_property
     def walk(self) -> Walk:
@@ -240,7 +242,8 @@ class Edges:
         its first ranking (Django: 7 ms of an edited map's 0.25 s; the kernel: 0.15 s)."""
         made = "walk" not in self.__dict__
         arrays = {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight,
-                  "external": self.external, "files": packed(self.files), "names": packed(self.names),
+                  "external": self.external, "ref_external": self.ref_external, "secondary": self.secondary,
+                  "files": packed(self.files), "names": packed(self.names),
                   "pairs": self.pairs, **{f"walk_{part.name}": getattr(self.walk, part.name) for part in fields(Walk)}}
         if made:  # let go once stored, till ranking asks: kept, it raised a cold kernel map's peak by 140 MB
             del self.__dict__["walk"]
@@ -252,11 +255,13 @@ class Edges:
         files, names = unpacked(arrays["files"]), unpacked(arrays["names"])
         src, dst, name, pairs = arrays["src"], arrays["dst"], arrays["name"], arrays["pairs"]
         walk = Walk(**{part.name: arrays[f"walk_{part.name}"] for part in fields(Walk)})
-        if not (len(src) == len(dst) == len(name) == len(arrays["weight"]) and len(arrays["external"]) == len(files)
+        if not (len(src) == len(dst) == len(name) == len(arrays["weight"])
+                and len(arrays["external"]) == len(arrays["secondary"]) == len(files)
                 and within(src, len(files)) and within(dst, len(files)) and within(name, len(names))
                 and within(pairs, len(src)) and walk.fits(len(files))):
             raise ValueError("stored graph damaged")
-        edges = cls(files, names, src, dst, name, arrays["weight"], arrays["external"])
+        edges = cls(files, names, src, dst, name, arrays["weight"], arrays["external"], arrays["ref_external"],
+                    arrays["secondary"])
         edges.__dict__.update(pairs=pairs, walk=walk)  # the cached properties, as made when stored
         return edges
 
@@ -398,33 +403,118 @@ def _merged(old: list[str], new: list[str]) -> tuple[list[str], np.ndarray, np.n
 def build_edges(inputs: Inputs, secondary: set[str]) -> Edges:
     """Join every file's references to the files defining the name, in numpy: a kernel-sized
     graph has tens of millions of rows, too many for Python objects."""
-    files = inputs.files
-    used = np.zeros(len(inputs.names), dtype=bool)  # the names defined outside bodies or referenced
-    used[inputs.def_name] = True
-    used[inputs.ref_name] = True
-    names = [inputs.names[k] for k in np.flatnonzero(used).tolist()]
-    renumber = (np.cumsum(used) - 1).astype(np.int32)
+    numbered = _Numbered.of(inputs)
+    every = np.arange(len(numbered.ref_name))
+    is_secondary = np.array([f in secondary for f in inputs.files], dtype=bool)
+    rows, ref_external, external = _joined(numbered, _context(numbered, inputs.files, is_secondary), every,
+                                           np.arange(len(numbered.def_name)))
+    return Edges(inputs.files, numbered.names, *rows, external, ref_external, is_secondary)
 
-    def file_of(per_file: np.ndarray) -> np.ndarray:
-        return np.repeat(np.arange(len(files), dtype=np.int32), per_file)
 
-    defs = _by_name(renumber[inputs.def_name], file_of(inputs.def_count), inputs.def_method,
-                    np.sqrt(inputs.def_lines))
-    refs = _by_name(renumber[inputs.ref_name], file_of(inputs.ref_count),
-                    inputs.ref_counts.reshape(-1, 3).astype(np.float64))
+def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[str]) -> Edges | None:
+    """`edges`, the graph of `before`, made the graph of `after` by joining again only the
+    references to the names that the changed files define or reference: every other row,
+    and every other reference's mass to names defined nowhere, stays as it is. Equal to
+    build_edges(after, secondary); None where the files, the graph's names or the secondary
+    files changed (then it is built)."""
+    files = after.files
+    is_secondary = np.array([f in secondary for f in files], dtype=bool)
+    if not (before.files == files == edges.files and np.array_equal(is_secondary, edges.secondary)
+            and len(edges.ref_external) == len(before.ref_name)):
+        return None
+    old, new = _Numbered.of(before, edges.names), _Numbered.of(after, edges.names)
+    if not (after.names is before.names and np.array_equal(old.used, new.used) and old.used.sum() == len(edges.names)) \
+            or len(files) ** 2 * max(len(edges.names), 1) >= 1 << 62:
+        return None  # the graph's names changed (or the rows' order would not fit in one number)
+    changed = before.links != after.links
+    affected = np.zeros(len(edges.names), dtype=bool)  # the names of the changed files' parts, before and after
+    for numbered in (old, new):
+        affected[numbered.def_name[changed[numbered.def_file]]] = True
+        affected[numbered.ref_name[changed[numbered.ref_file]]] = True
+    refs = np.flatnonzero(affected[new.ref_name])
+    (src, dst, name, weight), joined, _ = _joined(new, _context(new, files, is_secondary), refs,
+                                                  np.flatnonzero(affected[new.def_name]))
+    kept = ~affected[edges.name]
+    key = _row_key(edges.dst[kept], edges.src[kept], edges.name[kept], len(files), len(edges.names))
+    at = np.searchsorted(key, _row_key(dst, src, name, len(files), len(edges.names)))
+    columns = [np.insert(column[kept], at, part) for column, part in
+               zip((edges.src, edges.dst, edges.name, edges.weight), (src, dst, name, weight))]
+    # The other references' mass is as it was; the changed files' parts are laid out anew.
+    ref_file = new.ref_file
+    start = np.concatenate([[0], np.cumsum(before.ref_count)])[ref_file] - \
+        np.concatenate([[0], np.cumsum(after.ref_count)])[ref_file]  # where each reference was, less where it is
+    ref_external = np.zeros(len(ref_file))
+    same = ~changed[ref_file]
+    ref_external[same] = edges.ref_external[np.flatnonzero(same) + start[same]]
+    ref_external[refs] = joined
+    order = np.lexsort((ref_file, new.ref_name))
+    return Edges(files, edges.names, *columns, _summed(ref_file[order], ref_external[order], len(files)), ref_external,
+                 is_secondary)
+
+
+def _row_key(dst: np.ndarray, src: np.ndarray, name: np.ndarray, files: int, names: int) -> np.ndarray:
+    """The order of Edges' rows (target, source, name) as one number."""
+    return (dst.astype(np.int64) * files + src) * names + name
+
+
+@dataclass
+class _Numbered:
+    """Inputs as the graph joins them: names numbered as Edges.names (those defined outside
+    bodies or referenced), and each definition's and reference's file, in the inputs' order."""
+
+    names: list[str]
+    used: np.ndarray  # per name of the inputs, whether it is one of `names`
+    def_name: np.ndarray
+    def_file: np.ndarray
+    def_method: np.ndarray
+    def_size: np.ndarray  # square root of the lines
+    ref_name: np.ndarray
+    ref_file: np.ndarray
+    ref_counts: np.ndarray  # uses, calls, receiver calls, as floats
+
+    @classmethod
+    def of(cls, inputs: Inputs, names: list[str] | None = None) -> _Numbered:
+        """`names`: those of the graph, if known (a kernel's million take 0.1 s to list)."""
+        used = np.zeros(len(inputs.names), dtype=bool)
+        used[inputs.def_name] = True
+        used[inputs.ref_name] = True
+        renumber = (np.cumsum(used) - 1).astype(np.int32)
+        numbers = np.arange(len(inputs.files), dtype=np.int32)
+        if names is None:
+            names = [inputs.names[k] for k in np.flatnonzero(used).tolist()]
+        return cls(names, used, renumber[inputs.def_name],
+                   np.repeat(numbers, inputs.def_count), inputs.def_method, np.sqrt(inputs.def_lines),
+                   renumber[inputs.ref_name], np.repeat(numbers, inputs.ref_count),
+                   inputs.ref_counts.reshape(-1, 3).astype(np.float64))
+
+
+def _context(numbered: _Numbered, files: list[str], is_secondary: np.ndarray) -> _Context:
+    names = numbered.names
     families = {f: k for k, f in enumerate(sorted(set(map(family_for, files))))}
-    context = _Context(
+    return _Context(
         family=np.array([families[family_for(f)] for f in files], dtype=np.int32),
-        scale=np.array([SECONDARY_FILE if f in secondary else 1.0 for f in files]),
+        scale=np.where(is_secondary, SECONDARY_FILE, 1.0),
         name_factor=_private(names) *
-        np.where(np.bincount(defs[0], minlength=len(names)) > COMMON_NAME_FILES, PRIVATE_NAME, 1.0),
-        method_rarity=METHOD_CALL * _rarity(np.bincount(refs[0], minlength=len(names)), len(files)),
-        member_rarity=_rarity(np.bincount(refs[0], weights=refs[2][:, 2] > 0, minlength=len(names)), len(files)))
-    parts = [_join(tuple(column[start:start + JOIN_ROWS] for column in refs), defs, context)
-             for start in range(0, len(refs[0]), JOIN_ROWS)]
-    external = np.zeros(len(files))
-    for part in parts:
-        external += np.bincount(part[4], weights=part[5], minlength=len(files))
+        np.where(np.bincount(numbered.def_name, minlength=len(names)) > COMMON_NAME_FILES, PRIVATE_NAME, 1.0),
+        method_rarity=METHOD_CALL * _rarity(np.bincount(numbered.ref_name, minlength=len(names)), len(files)),
+        member_rarity=_rarity(np.bincount(numbered.ref_name, weights=numbered.ref_counts[:, 2] > 0,
+                                          minlength=len(names)), len(files)))
+
+
+def _joined(numbered: _Numbered, context: _Context, refs: np.ndarray, defs: np.ndarray
+            ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """The rows of the references numbered `refs` to the definitions numbered `defs` (all those
+    of their names), in Edges' order; each reference's mass to names defined nowhere; and
+    that mass per file (_summed)."""
+    n = numbered
+    defined = _by_name(n.def_name[defs], n.def_file[defs], n.def_method[defs], n.def_size[defs])
+    order = np.lexsort((n.ref_file[refs], n.ref_name[refs]))  # the order in which rows are emitted
+    sorted_refs = tuple(column[refs[order]] for column in (n.ref_name, n.ref_file, n.ref_counts))
+    parts = [_join(tuple(column[start:start + JOIN_ROWS] for column in sorted_refs), defined, context)
+             for start in range(0, len(order), JOIN_ROWS)]
+    external = np.empty(len(refs))
+    external[order] = masses = np.concatenate([p[4] for p in parts]) if parts else np.zeros(0)
+    per_file = _summed(sorted_refs[1], masses, len(context.family))
     columns = []
     for k, dtype in enumerate((np.int32, np.int32, np.int32, np.float64)):
         columns.append(np.concatenate([p[k] for p in parts]).astype(dtype, copy=False) if parts
@@ -432,10 +522,18 @@ def build_edges(inputs: Inputs, secondary: set[str]) -> Edges:
         for part in parts:  # a column at a time: the graph is never in memory twice
             part[k] = None
     # Rows by target, then source file (then name, as joined): Walk sums parallel rows once.
-    order = np.argsort(columns[1].astype(np.int64) * len(files) + columns[0], kind="stable")
-    for k, column in enumerate(columns):
-        columns[k] = column[order]
-    return Edges(files, names, *columns, external)
+    rows = np.argsort(columns[1].astype(np.int64) * len(context.family) + columns[0], kind="stable")
+    return [column[rows] for column in columns], external, per_file
+
+
+def _summed(file: np.ndarray, mass: np.ndarray, files: int) -> np.ndarray:
+    """Per file, the mass of its references to names defined nowhere (given in the order of
+    their names, then files), summed JOIN_ROWS references at a time as the join makes them: a
+    graph joined again in part sums them the same way, to the last bit."""
+    external = np.zeros(files)
+    for start in range(0, len(file), JOIN_ROWS):
+        external += np.bincount(file[start:start + JOIN_ROWS], weights=mass[start:start + JOIN_ROWS], minlength=files)
+    return external
 
 
 def run_places(column: np.ndarray) -> np.ndarray:
@@ -474,7 +572,7 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
     count) is split between the other files of its family that define the name (name, file,
     only methods, square root of lines), by that size, so a stub or a test double gets
     less than the real thing; the rest goes to the sink.
-    Returns (src, dst, name, weight, file, external mass)."""
+    Returns (src, dst, name, weight, each reference's external mass)."""
     ref_name, ref_file, counts = refs
     def_name, def_file, only_methods, size = defs
     lo = np.searchsorted(def_name, ref_name, "left")
@@ -495,7 +593,7 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
                       base * (uses + calls + members * c.member_rarity[name]) / total[row])
     resolved = np.bincount(row, weights=weight, minlength=len(ref_name))
     external = np.where(owners > 0, np.maximum(0.0, mass - resolved), mass)
-    return [src, dst, name, weight * c.scale[dst], ref_file, external]
+    return [src, dst, name, weight * c.scale[dst], external]
 
 
 def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges, every: Definitions

@@ -40,29 +40,44 @@ def test_pagerank_matches_networkx(seed):
 
 def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path, monkeypatch):
     """The graph's inputs of the last state, kept or stored, are made current by gathering
-    the parts of the files changed since, and equal inputs gathered whole; every map, in a
-    kept RepoMap and in a new one, equals a fresh map."""
+    the parts of the files changed since, and the graph by joining again only the names those
+    define or reference, unless the graph's files or names changed; inputs and graph equal
+    those made whole, and every map, in a kept RepoMap and in a new one, a fresh map."""
     from repomap import graph
     from repomap.api import RepoMap
 
-    gathered = []
-    gather = graph.Inputs.of.__func__
+    gathered, built = [], []
+    gather, build = graph.Inputs.of.__func__, graph.build_edges
     monkeypatch.setattr(graph.Inputs, "of", classmethod(
         lambda cls, infos, files: gathered.append(list(files)) or gather(cls, infos, files)))
+    monkeypatch.setattr(graph, "build_edges", lambda *args: built.append(1) or build(*args))
     cache_dir = tmp_path / "cache"
     kept = RepoMap(shop, cache_dir=cache_dir, tokens=300)
     kept.build()
     assert len(gathered[-1]) == len(kept.scan().infos) > 5
     cart = shop / "shop" / "cart.py"
-    edits = [lambda: cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item")),
-             lambda: (shop / "shop" / "extra.py").write_text("def brand_new(cart):\n    return cart.total_price()\n"),
-             lambda: (shop / "shop" / "money.py").unlink()]
-    for edit in edits:
+    edits = [(lambda: cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item")),
+              0),  # a call to a name the graph has: joined again in place (the second RepoMap reads it)
+             (lambda: (shop / "shop" / "extra.py").write_text("def brand_new(cart):\n    return cart.total_price()\n"),
+              1),  # new names: built anew
+             (lambda: (shop / "shop" / "money.py").unlink(), 1)]  # a file gone: built anew
+    for edit, builds in edits:
         edit()
         gathered.clear()
+        built.clear()
         maps = [repo.build().text for repo in (kept, RepoMap(shop, cache_dir=cache_dir, tokens=300))]
         assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
+        assert len(built) == builds
         scan = kept.scan()
-        made, whole = kept._inputs(scan).to_arrays(), gather(graph.Inputs, scan.infos, sorted(scan.infos)).to_arrays()
-        assert all(np.array_equal(made[k], whole[k]) and made[k].dtype == whole[k].dtype for k in whole)
+        whole = gather(graph.Inputs, scan.infos, sorted(scan.infos))
+        made = kept._inputs(scan).to_arrays()
+        assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in whole.to_arrays().items())
+        made = kept._edges(scan).to_arrays()
+        assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype
+                   for k, v in build(whole, kept._secondary(scan)).to_arrays().items())
         assert maps == [RepoMap(shop, use_cache=False, tokens=300).build().text] * 2
+    # A new process after an edit: the stored graph and inputs of the last state are joined again.
+    cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item"))
+    built.clear()
+    text = RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text
+    assert not built and text == RepoMap(shop, use_cache=False, tokens=300).build().text
