@@ -589,18 +589,27 @@ class RepoMap:
                 return None
             return graph.updated_edges(last, before[1], after, self._secondary(scan))
 
-        try:
-            return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
-                                 graph.Edges.to_arrays, graph.Edges.from_arrays, update)
-        finally:
-            self._replaced = None
+        return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
+                             graph.Edges.to_arrays, graph.Edges.from_arrays, update)
 
     def _definitions(self, scan: Scan, edges: graph.Edges) -> graph.Definitions:
-        """The graph's definitions as columns (made of what the files define, as the graph is)."""
+        """The graph's definitions as columns (made of what the files define, as the graph is):
+        after an edit that changed no file's definitions' names, the last ones with the slots
+        of the rows joined again. The graph's last inputs are let go here (it always follows
+        `_edges`)."""
         from . import graph
 
-        return self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, self._inputs(scan)),
-                             graph.Definitions.to_arrays, graph.Definitions.from_arrays)
+        def update(last: graph.Definitions, state: str) -> graph.Definitions | None:
+            before = self._replaced
+            if before is None or before[0] != f"inputs:{state}":
+                return None
+            return last.updated(edges, before[1], self._inputs(scan))
+
+        try:
+            return self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, self._inputs(scan)),
+                                 graph.Definitions.to_arrays, graph.Definitions.from_arrays, update)
+        finally:
+            self._replaced = None
 
     def _inputs(self, scan: Scan) -> graph.Inputs:
         """What the graph and its definitions are made of: the last inputs (kept or stored, of

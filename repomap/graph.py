@@ -85,12 +85,30 @@ class Definitions:
         keys = np.sort(key[key >= 0])
         keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
         target = np.where(key >= 0, np.searchsorted(keys, key) + 2, 1).astype(np.int32)
-        row_target = np.zeros(len(edges.dst), dtype=np.int32)
-        if len(keys):
-            row_key = edges.dst.astype(np.int64) * width + edges.name
-            at = np.minimum(np.searchsorted(keys, row_key), len(keys) - 1)
-            row_target = np.where(keys[at] == row_key, at + 2, 0).astype(np.int32)
-        return cls(file, name, "\0".join(names), np.cumsum(counts) - counts, target, row_target)
+        return cls(file, name, "\0".join(names), np.cumsum(counts) - counts, target,
+                   _slots(keys, edges.dst, edges.name, width))
+
+    def updated(self, edges: Edges, before: Inputs, after: Inputs) -> Definitions | None:
+        """These definitions, of `before`, made those of `after`, whose graph `edges` was joined
+        again from the one of `before` (updated_edges): where every file defines the names it
+        did, in the same order, only the rows joined again look for their slots. Equal to
+        Definitions.of(edges, after); None where that does not hold."""
+        if edges.joined_again is None or not (
+                after.names is before.names and np.array_equal(after.every_count, before.every_count)
+                and np.array_equal(after.every_name, before.every_name)):
+            return None
+        kept, at = edges.joined_again
+        width = max(len(edges.names), 1)
+        in_edges = np.zeros(len(after.names), dtype=bool)  # as build_edges numbers its names
+        in_edges[after.def_name] = True
+        in_edges[after.ref_name] = True
+        slot = np.where(in_edges, np.cumsum(in_edges) - 1, -1)[after.every_name]
+        taken = self.target >= 2
+        keys = np.empty(int(self.target.max(initial=1)) - 1, dtype=np.int64)  # the slots' (file, name), in order
+        keys[self.target[taken] - 2] = self.file[taken] * width + slot[taken]
+        joined = at + np.arange(len(at))  # where the rows joined again are now
+        row_target = np.insert(self.row_target[kept], at, _slots(keys, edges.dst[joined], edges.name[joined], width))
+        return Definitions(self.file, self.name, self.names_text, self.first, self.target, row_target)
 
     @cached_property
     def names(self) -> dict[str, int]:
@@ -132,6 +150,16 @@ class Definitions:
                 and within(arrays["row_target"], len(file) + 2)):
             raise ValueError("stored definitions damaged")
         return cls(file, name, text, first, target, arrays["row_target"])
+
+
+def _slots(keys: np.ndarray, dst: np.ndarray, name: np.ndarray, width: int) -> np.ndarray:
+    """Per row, the slot of the definitions of its name in its target file (Definitions.target),
+    from the slots' keys (file * width + name, ascending); 0 where none takes it."""
+    if not len(keys):
+        return np.zeros(len(dst), dtype=np.int32)
+    row_key = dst.astype(np.int64) * width + name
+    at = np.minimum(np.searchsorted(keys, row_key), len(keys) - 1)
+    return np.where(keys[at] == row_key, at + 2, 0).astype(np.int32)
 
 
 def within(numbers: np.ndarray, n: int) -> bool:
@@ -224,6 +252,9 @@ class Edges:
     external: np.ndarray  # per file: reference mass to names defined nowhere here
     ref_external: np.ndarray  # per reference of the Inputs it was made of, in their order: its part of that
     secondary: np.ndarray  # per file, whether it was ranked as secondary
+    # Made by updated_edges: which rows of the last graph were kept, and where the rows joined
+    # again went among them (numpy.insert's places), for Definitions.updated. Not stored.
+    joined_again: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def walk(self) -> Walk:
@@ -449,7 +480,7 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     ref_external[refs] = joined
     order = np.lexsort((ref_file, new.ref_name))
     return Edges(files, edges.names, *columns, _summed(ref_file[order], ref_external[order], len(files)), ref_external,
-                 is_secondary)
+                 is_secondary, (kept, at))
 
 
 def _row_key(dst: np.ndarray, src: np.ndarray, name: np.ndarray, files: int, names: int) -> np.ndarray:

@@ -40,17 +40,20 @@ def test_pagerank_matches_networkx(seed):
 
 def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path, monkeypatch):
     """The graph's inputs of the last state, kept or stored, are made current by gathering
-    the parts of the files changed since, and the graph by joining again only the names those
-    define or reference, unless the graph's files or names changed; inputs and graph equal
-    those made whole, and every map, in a kept RepoMap and in a new one, a fresh map."""
+    the parts of the files changed since, the graph by joining again only the names those
+    define or reference, and its definitions by finding those rows' slots, unless the graph's
+    files or names changed; inputs, graph and definitions equal those made whole, and every
+    map, in a kept RepoMap and in a new one, a fresh map."""
     from repomap import graph
     from repomap.api import RepoMap
 
     gathered, built = [], []
-    gather, build = graph.Inputs.of.__func__, graph.build_edges
+    gather, build, define = graph.Inputs.of.__func__, graph.build_edges, graph.Definitions.of.__func__
     monkeypatch.setattr(graph.Inputs, "of", classmethod(
         lambda cls, infos, files: gathered.append(list(files)) or gather(cls, infos, files)))
-    monkeypatch.setattr(graph, "build_edges", lambda *args: built.append(1) or build(*args))
+    monkeypatch.setattr(graph, "build_edges", lambda *args: built.append("graph") or build(*args))
+    monkeypatch.setattr(graph.Definitions, "of", classmethod(
+        lambda cls, *args: built.append("definitions") or define(cls, *args)))
     cache_dir = tmp_path / "cache"
     kept = RepoMap(shop, cache_dir=cache_dir, tokens=300)
     kept.build()
@@ -67,14 +70,15 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
         built.clear()
         maps = [repo.build().text for repo in (kept, RepoMap(shop, cache_dir=cache_dir, tokens=300))]
         assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
-        assert len(built) == builds
+        assert built == ["graph", "definitions"] * builds
         scan = kept.scan()
         whole = gather(graph.Inputs, scan.infos, sorted(scan.infos))
         made = kept._inputs(scan).to_arrays()
         assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in whole.to_arrays().items())
-        made = kept._edges(scan).to_arrays()
-        assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype
-                   for k, v in build(whole, kept._secondary(scan)).to_arrays().items())
+        edges, fresh = kept._edges(scan), build(whole, kept._secondary(scan))
+        for made, due in ((edges, fresh), (kept._definitions(scan, edges), define(graph.Definitions, fresh, whole))):
+            made = made.to_arrays()
+            assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in due.to_arrays().items())
         assert maps == [RepoMap(shop, use_cache=False, tokens=300).build().text] * 2
     # A new process after an edit: the stored graph and inputs of the last state are joined again.
     cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item"))
