@@ -506,8 +506,9 @@ class RepoMap:
               ) -> tuple[RankedList, dict[str, float]]:
         """The ranking for a task, and each file's PageRank. It is made of the graph and the
         task's signals, so it is kept (and stored) per task while no file changes what it
-        defines or references. An edit inside a body then ranks nothing: a map of Django after
-        one, 0.282 -> 0.262 s (medians of 15 interleaved CLI runs). With a task text it is kept
+        defines or references. An edit that changes neither (a literal, a comment between
+        definitions) then ranks nothing: a map of Django after one, 0.282 -> 0.262 s (medians
+        of 15 interleaved CLI runs). With a task text it is kept
         only in memory while no file changes at all (search steers it): the stored map answers
         the same request on the same files, and a kernel's ranking is 48 MB to write."""
         from . import graph

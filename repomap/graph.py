@@ -53,7 +53,9 @@ class Ranked:
 class Definitions:
     """Every definition of the graph's files as columns, numbered in path order and then as
     each file lists them (which is the order of their start bytes). They depend only on what
-    the files define (index.FileInfo.links), so an edit inside a body keeps them."""
+    the files define and the graph (index.FileInfo.links): an edit that changes neither keeps
+    them, and one that leaves every file's definitions' names looks up the slots of the rows
+    joined again alone (`updated`)."""
 
     file: np.ndarray  # the file's number in Edges.files
     name: np.ndarray  # the name's number in `names`
@@ -239,8 +241,9 @@ class Edges:
     """The reference graph before a task's signals: one row per (source file, target file, name).
 
     It depends only on what each file defines and references (index.FileInfo.links), so a
-    chat loop builds it once and reuses it while no file changes that, as an edit inside a
-    body does not; a task's mentions and focus files only rescale rows.
+    chat loop builds it once and reuses it while no file changes that; an edit that does is
+    joined again for the names it touches (updated_edges). A task's mentions and focus files
+    only rescale rows.
     """
 
     files: list[str]
@@ -304,7 +307,7 @@ class Inputs:
     names numbered in sorted order. They are kept (and stored) per state of what the files
     define and reference; after an edit only the changed files' parts are gathered again
     and spliced in (`spliced`): gathering every file's part read every file's row (Django:
-    0.13 s of the 0.5 s a map took after an edit inside a body)."""
+    0.13 s of the 0.5 s a map took after a call was added inside a body)."""
 
     files: list[str]
     links: np.ndarray  # per file, the first 8 bytes of its FileInfo.links as a number: which parts changed

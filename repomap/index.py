@@ -69,9 +69,9 @@ class FileInfo:
 
 class _Stored(FileInfo):
     """A stored file's FileInfo, holding `links`, `view` and the fields in `held`; the others are read
-    from the index when one is first used. An unchanged file holds none: a map after an edit
-    inside a body, whose graph is stored, reads the rows of the files it shows, not of all of
-    them (a kernel's take 15 s to decode). A file tagged in a large batch holds all but its
+    from the index when one is first used. An unchanged file holds none: a map after an edit,
+    whose graph is stored or joined again in part, reads the rows of the files it shows, not
+    of all of them (a kernel's take 15 s to decode). A file tagged in a large batch holds all but its
     definitions' rows (`packed`), which only the files a map shows need: a kernel's are 291 MB
     (Indexer._save)."""
 
