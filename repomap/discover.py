@@ -19,6 +19,7 @@ SECONDARY_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__", "ven
                   "third_party", "thirdparty", "node_modules", "examples", "example", "fixtures",
                   "generated", "gen", "dist", "build", "docs_src", "benchmarks", "bench", "testdata"}
 DOC_DIRS = {"docs", "doc"}  # code there is examples; the prose is what docs are for
+_CODE_SECONDARY_DIRS = SECONDARY_DIRS | DOC_DIRS
 SECONDARY_NAME = re.compile(
     r"(^test_|_test\.|_tests\.|\.test\.|\.spec\.|_spec\.|^conftest\.py$|\.min\.|\.pb\.|_pb2\.|\.generated\.)")
 
@@ -36,10 +37,11 @@ class Tally:
         self.counts[reason] = self.counts.get(reason, 0) + files
 
 
+@lru_cache(maxsize=1 << 17)  # every path, again after each edit that changes the graph (a chat loop)
 def is_secondary(rel: str) -> bool:
     """Tests, vendored, generated and minified files: shown, but ranked lower."""
     parts = rel.lower().split("/")
-    folders = SECONDARY_DIRS if parts[-1].endswith((".md", ".markdown")) else SECONDARY_DIRS | DOC_DIRS
+    folders = SECONDARY_DIRS if parts[-1].endswith((".md", ".markdown")) else _CODE_SECONDARY_DIRS
     # a leading underscore hides a folder from the build (Go's _examples, _test)
     return any(p in folders or p.lstrip("_") in folders for p in parts[:-1]) \
         or bool(SECONDARY_NAME.search(parts[-1]))
