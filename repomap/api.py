@@ -508,9 +508,9 @@ class RepoMap:
         task's signals, so it is kept (and stored) per task while no file changes what it
         defines or references. An edit that changes neither (a literal, a comment between
         definitions) then ranks nothing: a map of Django after one, 0.282 -> 0.262 s (medians
-        of 15 interleaved CLI runs). With a task text it is kept
-        only in memory while no file changes at all (search steers it): the stored map answers
-        the same request on the same files, and a kernel's ranking is 48 MB to write."""
+        of 15 interleaved CLI runs). With a task text it is kept only in memory while no file
+        changes at all (search steers it): the stored map answers the same request on the
+        same files, and a kernel's ranking is 48 MB to write."""
         from . import graph
 
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
