@@ -78,9 +78,7 @@ class Definitions:
         number[ids] = np.arange(len(ids))
         name = number[inputs.every_name]
         names = [inputs.names[k] for k in ids.tolist()]
-        in_edges = np.zeros(len(inputs.names), dtype=bool)  # as build_edges numbers its names
-        in_edges[inputs.def_name] = True
-        in_edges[inputs.ref_name] = True
+        in_edges = _used(inputs)  # numbered as the graph numbers its names
         at = np.where(in_edges, np.cumsum(in_edges) - 1, -1)[inputs.every_name]
         width = max(len(edges.names), 1)
         key = np.where(at >= 0, file * width + at, -1)
@@ -101,9 +99,7 @@ class Definitions:
             return None
         kept, at = edges.joined_again
         width = max(len(edges.names), 1)
-        in_edges = np.zeros(len(after.names), dtype=bool)  # as build_edges numbers its names
-        in_edges[after.def_name] = True
-        in_edges[after.ref_name] = True
+        in_edges = _used(after)  # numbered as the graph numbers its names
         slot = np.where(in_edges, np.cumsum(in_edges) - 1, -1)[after.every_name]
         taken = self.target >= 2
         keys = np.empty(int(self.target.max(initial=1)) - 1, dtype=np.int64)  # the slots' (file, name), in order
@@ -172,12 +168,25 @@ def within(numbers: np.ndarray, n: int) -> bool:
 
 def packed(strings: list[str]) -> np.ndarray:
     """Strings as one array of bytes to store, each ended by a NUL (no name or path holds one)."""
+    stored = getattr(strings, "stored", None)
+    if stored is not None:
+        return stored
     return np.frombuffer(("\0".join(strings) + "\0" if strings else "").encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+class _Unpacked(list):
+    """Strings read from a stored array, which keep it: packing them again, to store what is
+    made of them after an edit, gives it back (a kernel's 2.3 million names: 0.1 s each way).
+    Never changed once read."""
+
+    __slots__ = ("stored",)
 
 
 def unpacked(stored: np.ndarray) -> list[str]:
     """The strings `packed` stored."""
-    return stored.tobytes().decode("utf-8", "surrogatepass").split("\0")[:-1]
+    strings = _Unpacked(stored.tobytes().decode("utf-8", "surrogatepass").split("\0")[:-1])
+    strings.stored = stored
+    return strings
 
 
 class RankedList(Sequence):
@@ -279,8 +288,9 @@ class Edges:
                   "external": self.external, "ref_external": self.ref_external, "secondary": self.secondary,
                   "files": packed(self.files), "names": packed(self.names),
                   "pairs": self.pairs, **{f"walk_{part.name}": getattr(self.walk, part.name) for part in fields(Walk)}}
-        if made:  # let go once stored, till ranking asks: kept, it raised a cold kernel map's peak by 140 MB
-            del self.__dict__["walk"]
+        if made and self.joined_again is None:  # a whole graph's is let go once stored, till ranking asks:
+            del self.__dict__["walk"]  # kept, it raised a cold kernel map's peak by 140 MB; one joined again
+            # after an edit is ranked next, and the kernel's walk takes 0.3 s or more to make again
         return arrays
 
     @classmethod
@@ -456,15 +466,16 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     if not (before.files == files == edges.files and np.array_equal(is_secondary, edges.secondary)
             and len(edges.ref_external) == len(before.ref_name)):
         return None
-    old, new = _Numbered.of(before, edges.names), _Numbered.of(after, edges.names)
-    if not (after.names is before.names and np.array_equal(old.used, new.used) and old.used.sum() == len(edges.names)) \
+    new = _Numbered.of(after, edges.names)
+    if not (after.names is before.names and np.array_equal(_used(before), new.used) and new.used.sum() == len(edges.names)) \
             or len(files) ** 2 * max(len(edges.names), 1) >= 1 << 62:
         return None  # the graph's names changed (or the rows' order would not fit in one number)
     changed = before.links != after.links
+    renumber = (np.cumsum(new.used) - 1).astype(np.int32)  # before's too: the same names are used
     affected = np.zeros(len(edges.names), dtype=bool)  # the names of the changed files' parts, before and after
-    for numbered in (old, new):
-        affected[numbered.def_name[changed[numbered.def_file]]] = True
-        affected[numbered.ref_name[changed[numbered.ref_file]]] = True
+    for inputs in (before, after):
+        affected[renumber[inputs.def_name[_rows_of(inputs.def_count, changed)]]] = True
+        affected[renumber[inputs.ref_name[_rows_of(inputs.ref_count, changed)]]] = True
     refs = np.flatnonzero(affected[new.ref_name])
     (src, dst, name, weight), joined, _ = _joined(new, _context(new, files, is_secondary), refs,
                                                   np.flatnonzero(affected[new.def_name]))
@@ -484,6 +495,21 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     order = np.lexsort((ref_file, new.ref_name))
     return Edges(files, edges.names, *columns, _summed(ref_file[order], ref_external[order], len(files)), ref_external,
                  is_secondary, (kept, at))
+
+
+def _used(inputs: Inputs) -> np.ndarray:
+    """Per name of the inputs, whether the graph has it (defined outside bodies or referenced)."""
+    used = np.zeros(len(inputs.names), dtype=bool)
+    used[inputs.def_name] = True
+    used[inputs.ref_name] = True
+    return used
+
+
+def _rows_of(counts: np.ndarray, files: np.ndarray) -> np.ndarray:
+    """Where the parts of the files marked in `files` lie in a column of parts `counts` long."""
+    lengths = counts[files]
+    starts = (np.cumsum(counts) - counts)[files]
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
 
 
 def _row_key(dst: np.ndarray, src: np.ndarray, name: np.ndarray, files: int, names: int) -> np.ndarray:
@@ -509,9 +535,7 @@ class _Numbered:
     @classmethod
     def of(cls, inputs: Inputs, names: list[str] | None = None) -> _Numbered:
         """`names`: those of the graph, if known (a kernel's million take 0.1 s to list)."""
-        used = np.zeros(len(inputs.names), dtype=bool)
-        used[inputs.def_name] = True
-        used[inputs.ref_name] = True
+        used = _used(inputs)
         renumber = (np.cumsum(used) - 1).astype(np.int32)
         numbers = np.arange(len(inputs.files), dtype=np.int32)
         if names is None:
