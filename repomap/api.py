@@ -588,6 +588,7 @@ class RepoMap:
             before = self._replaced
             if before is None or before[0] != f"inputs:{state}":
                 return None
+            last.__dict__.pop("walk", None)  # the new graph's is made next: a kernel's is 300 MB
             return graph.updated_edges(last, before[1], after, self._secondary(scan))
 
         return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
