@@ -115,10 +115,9 @@ class Renderer:
         return self._views[key]
 
     def _new_file_view(self, path: str, tags: list[Tag]) -> FileView:
-        lines = self._source_lines(path)
+        lines, source = self._source_lines(path), self.sources[path]
         shown: dict[int, str] = {}
         for tag in tags:
-            source = self.sources[path]
             for header in self._enclosing(tag):
                 shown.update(signature_lines(header, lines, source))
             shown.update(signature_lines(tag, lines, source))
