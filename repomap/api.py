@@ -497,8 +497,7 @@ class RepoMap:
               meanwhile: Callable[[], None] | None = None, count_terms: bool = True) -> Scan:
         infos = self.indexer.refresh(stamps, tally, meanwhile, count_terms)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
-            self._states = (infos, self.indexer.content_state(list(stamps)), self.indexer.links_state(infos),
-                            self.indexer.views_state(infos))
+            self._states = (infos, self.indexer.content_state(list(stamps)), *self.indexer.links_and_views(infos))
         return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
@@ -585,11 +584,11 @@ class RepoMap:
 
         def update(last: graph.Edges, state: str) -> graph.Edges | None:
             after = self._inputs(scan)
-            before = self._replaced
-            if before is None or before[0] != f"inputs:{state}":
+            before = self._inputs_of(state)
+            if before is None:
                 return None
             last.__dict__.pop("walk", None)  # the new graph's is made next: a kernel's is 300 MB
-            return graph.updated_edges(last, before[1], after, self._secondary(scan))
+            return graph.updated_edges(last, before, after, self._secondary(scan))
 
         return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
                              graph.Edges.to_arrays, graph.Edges.from_arrays, update)
@@ -602,10 +601,8 @@ class RepoMap:
         from . import graph
 
         def update(last: graph.Definitions, state: str) -> graph.Definitions | None:
-            before = self._replaced
-            if before is None or before[0] != f"inputs:{state}":
-                return None
-            return last.updated(edges, before[1], self._inputs(scan))
+            before = self._inputs_of(state)
+            return None if before is None else last.updated(edges, before, self._inputs(scan))
 
         try:
             return self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, self._inputs(scan)),
@@ -626,6 +623,11 @@ class RepoMap:
 
         return self._derived("inputs", scan.links, lambda: graph.Inputs.of(scan.infos, sorted(scan.infos)),
                              graph.Inputs.to_arrays, graph.Inputs.from_arrays, update)
+
+    def _inputs_of(self, state: str) -> graph.Inputs | None:
+        """The graph's last inputs (`_replaced`), if they are those of `state`."""
+        before = self._replaced
+        return before[1] if before is not None and before[0] == f"inputs:{state}" else None
 
     def _derived(self, kind: str, state: str, build, encode=None, decode=None, update=None):
         """A structure made from one state of the files: kept in memory while no file changes,

@@ -255,14 +255,12 @@ class Indexer:
         return self._known[rel].digest
 
     @staticmethod
-    def links_state(infos: dict[str, FileInfo]) -> str:
-        """A digest of what every file defines and references: the reference graph's input."""
-        return _digest(f"{rel}\0{info.links.hex()}" for rel, info in sorted(infos.items()))
-
-    @staticmethod
-    def views_state(infos: dict[str, FileInfo]) -> str:
-        """A digest of what a text or Markdown map can show of every file (render.view)."""
-        return _digest(f"{rel}\0{info.view.hex()}" for rel, info in sorted(infos.items()))
+    def links_and_views(infos: dict[str, FileInfo]) -> tuple[str, str]:
+        """A digest of what every file defines and references (the reference graph's input),
+        and one of what a text or Markdown map can show of every file (render.view)."""
+        files = sorted(infos.items())
+        return (_digest(f"{rel}\0{info.links.hex()}" for rel, info in files),
+                _digest(f"{rel}\0{info.view.hex()}" for rel, info in files))
 
     def content_state(self, rels: list[str]) -> str:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
