@@ -57,13 +57,13 @@ KEPT = """
 import sys, time
 from pathlib import Path
 from repomap import RepoMap
+sys.path.insert(0, sys.argv[6])
+from speed import at_end, in_body
 repo = RepoMap(sys.argv[1], tokens=1024, cache_dir=sys.argv[2])
 repo.build()
 victim, line, comment = Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode()  # see body_line
-for where in ("end", "end", "body", "body"):
-    lines = victim.read_bytes().split(b"\\n")
-    lines = [*lines, b""] if where == "end" else [*lines[:line], comment, *lines[line:]]
-    victim.write_bytes(b"\\n".join(lines))
+for edit in [lambda: at_end(victim)] * 2 + [lambda: in_body(victim, line, comment)] * 2:
+    edit()
     started = time.perf_counter()
     repo.build()
     print(time.perf_counter() - started)
@@ -236,7 +236,7 @@ def bench(name: str, root: Path) -> None:
         row(f"one file edited in a body (median of {RUNS})",
             median_of(lambda: measure(repomap, partial(in_body, victim, line, comment))))
         _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim), str(line),
-                               comment.decode()])
+                               comment.decode(), str(HERE)])
         times = list(map(float, out.split()))
         for label, took in zip(["at its end", "at its end again", "in a body", "in a body again"], times):
             row(f"edited {label}, RepoMap kept", (took, rss, ""))
