@@ -249,7 +249,7 @@ class RepoMap:
         shown = renderer.once(shown)  # in rank order: the copy kept is the best-ranked
         if previous_order and (steady := render.steady(shown, previous_order)) != shown:
             steady_text = renderer.render(steady)
-            if (steady_used := memo(steady_text)) <= budget:  # file boundaries may merge tokens
+            if (steady_used := memo(steady_text)) <= budget:  # its lines are counted already
                 text, used, shown = steady_text, steady_used, steady
         if memo.learned > learned:
             counts = list(memo.known.items())[-MEMO_COUNTS:]

@@ -25,8 +25,9 @@ CL100K_SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_midd
 # in line breaks ends at the last one; a run of punctuation takes only the line breaks right
 # after it) and never look behind their start, and tokens never span pieces; Python's white
 # space takes in the pattern's, so a cut here is never one the pattern would not make. A
-# check on every one of Django's 5,348 text files and 20,000 random strings of spaces, line
-# breaks, letters and punctuation found no count that differs.
+# check on every one of Django's 5,348 text files, the kernel's 7,091 in fs/ and Documentation/
+# and 20,000 random strings of spaces, line breaks, letters and punctuation found no count
+# that differs.
 PARTS = re.compile(r"(?<=\n)(?=[^\S\r\n]*\S)")
 
 
