@@ -68,7 +68,9 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
         edit()
         gathered.clear()
         built.clear()
-        maps = [repo.build().text for repo in (kept, RepoMap(shop, cache_dir=cache_dir, tokens=300))]
+        kept.build()
+        kept._storing.join()  # what it made is stored after it answers: the new RepoMap reads it
+        maps = [kept.build().text, RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text]
         assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
         assert built == ["graph", "definitions"] * builds
         scan = kept.scan()
@@ -85,3 +87,47 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     built.clear()
     text = RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text
     assert not built and text == RepoMap(shop, use_cache=False, tokens=300).build().text
+
+
+@pytest.mark.parametrize("written", range(5))
+def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop, tmp_path, monkeypatch, written):
+    """After an edit, what a call made is stored in a thread once it has answered, last made
+    first: another process that reads the cache part way through (here after `written` of
+    the ranking, definitions, graph and inputs) finds no inputs newer than the graph, so it
+    too joins again only the edited file's rows, and its map is a fresh map."""
+    import threading
+
+    from repomap import graph
+    from repomap.api import RepoMap
+
+    cache_dir = tmp_path / "cache"
+    writer = RepoMap(shop, cache_dir=cache_dir, tokens=300)
+    writer.build()
+    writer._storing.join()
+    store, save = writer.indexer.store, writer.indexer.store.save_arrays
+    paused, go, kinds = threading.Event(), threading.Event(), []
+
+    def save_arrays(kind, arrays, key=""):
+        if len(kinds) == written:
+            paused.set()
+            go.wait(30)
+        kinds.append(kind)
+        save(kind, arrays, key)
+
+    monkeypatch.setattr(store, "save_arrays", save_arrays)
+    cart = shop / "shop" / "cart.py"
+    cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item"))
+    built, build = [], graph.build_edges
+    monkeypatch.setattr(graph, "build_edges", lambda *args: built.append("graph") or build(*args))
+    writer.build()
+    if written < 4:
+        assert paused.wait(30)
+    else:
+        writer._storing.join()
+    try:
+        text = RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text
+    finally:
+        go.set()
+        writer.close()
+    assert not built and text == RepoMap(shop, use_cache=False, tokens=300).build().text
+    assert kinds == ["ranking", "definitions", "edges", "inputs"]
