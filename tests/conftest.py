@@ -11,7 +11,13 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Every test run gets its own cache folder, for the CLI in subprocesses and the library alike.
-os.environ["REPOMAP_CACHE_DIR"] = tempfile.mkdtemp(prefix="repomap-test-cache-")
+CACHE_DIR = tempfile.mkdtemp(prefix="repomap-test-cache-")
+os.environ["REPOMAP_CACHE_DIR"] = CACHE_DIR
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The run's cache folder goes with it (about 90 MB, the fixture corpora's indexes)."""
+    shutil.rmtree(CACHE_DIR, ignore_errors=True)
 
 
 def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
