@@ -606,7 +606,7 @@ class RepoMap:
         """The graph's definitions as columns (made of what the files define, as the graph is):
         after an edit that changed no file's definitions' names, the last ones with the slots
         of the rows joined again. The graph's last inputs are let go here (it always follows
-        `_edges`)."""
+        `_edges`), and the three are stored while the map is ranked and rendered."""
         from . import graph
 
         def update(last: graph.Definitions, state: str) -> graph.Definitions | None:
@@ -618,6 +618,7 @@ class RepoMap:
                                  graph.Definitions.to_arrays, graph.Definitions.from_arrays, update)
         finally:
             self._replaced = None
+            self._store_made()
 
     def _inputs(self, scan: Scan) -> graph.Inputs:
         """What the graph and its definitions are made of: the last inputs (kept or stored, of
@@ -666,7 +667,8 @@ class RepoMap:
         return value
 
     def _store_made(self) -> None:
-        """Store the structures the call made, in a thread while its answer is returned: a
+        """Store the structures made since the last time, in a thread while the answer is
+        finished and returned (after the graph's definitions, and at the end of a call): a
         kernel's inputs, graph and definitions after an edit inside a body are about 700 MB,
         1.0-1.4 s to write. Stored last made first, after those of earlier calls: each kind is
         made from the ones before it, and another process updates a kind from the one stored

@@ -93,7 +93,7 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
 def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop, tmp_path, monkeypatch, written):
     """After an edit, what a call made is stored in a thread once it has answered, last made
     first: another process that reads the cache part way through (here after `written` of
-    the ranking, definitions, graph and inputs) finds no inputs newer than the graph, so it
+    the definitions, graph, inputs and ranking) finds no inputs newer than the graph, so it
     too joins again only the edited file's rows, and its map is a fresh map."""
     import threading
 
@@ -130,4 +130,4 @@ def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop
         go.set()
         writer.close()
     assert not built and text == RepoMap(shop, use_cache=False, tokens=300).build().text
-    assert kinds == ["ranking", "definitions", "edges", "inputs"]
+    assert kinds == ["definitions", "edges", "inputs", "ranking"]
