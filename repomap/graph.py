@@ -77,7 +77,7 @@ class Definitions:
         number = np.zeros(len(inputs.names), dtype=np.int64)
         number[ids] = np.arange(len(ids))
         name = number[inputs.every_name]
-        names = [inputs.names[k] for k in ids.tolist()]
+        names = _taken(inputs.names, ids)
         in_edges = _used(inputs)  # numbered as the graph numbers its names
         at = np.where(in_edges, np.cumsum(in_edges) - 1, -1)[inputs.every_name]
         width = max(len(edges.names), 1)
@@ -189,6 +189,36 @@ def unpacked(stored: np.ndarray) -> list[str]:
     return strings
 
 
+class Packed(Sequence):
+    """The strings `packed` stored, each decoded when it is read: a graph's update reads a
+    few of a kernel's 2.3 million names (and bisects them), where decoding them all took
+    0.18-0.36 s for each of the graph and its inputs, in every process after an edit. A loop
+    over them decodes them all at once (as `unpacked`); packing them gives the array back."""
+
+    def __init__(self, stored: np.ndarray):
+        self.stored = stored
+        self._ends = np.flatnonzero(stored == 0)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, k: int) -> str:
+        if not -len(self._ends) <= k < len(self._ends):
+            raise IndexError(k)
+        k %= len(self._ends)
+        start = int(self._ends[k - 1]) + 1 if k else 0
+        return self.stored[start:self._ends[k]].tobytes().decode("utf-8", "surrogatepass")
+
+    def __iter__(self):
+        return iter(unpacked(self.stored))
+
+
+def _taken(strings: Sequence[str], numbers: np.ndarray) -> list[str]:
+    """The strings of these numbers, all decoded at once where they are Packed."""
+    listed = strings if isinstance(strings, list) else list(strings)
+    return [listed[k] for k in numbers.tolist()]
+
+
 class RankedList(Sequence):
     """Definitions best first, made into Ranked (and their files' Tags) only when read: a
     map reads a few hundred of a kernel's three million."""
@@ -256,7 +286,7 @@ class Edges:
     """
 
     files: list[str]
-    names: list[str]
+    names: Sequence[str]  # sorted; Packed when read from the index
     src: np.ndarray  # file index; rows are in (dst, src) order
     dst: np.ndarray  # file index
     name: np.ndarray  # index into names
@@ -296,7 +326,7 @@ class Edges:
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Edges:
         """A stored graph, checked as far as what it indexes with (ValueError if damaged)."""
-        files, names = unpacked(arrays["files"]), unpacked(arrays["names"])
+        files, names = unpacked(arrays["files"]), Packed(arrays["names"])
         src, dst, name, pairs = arrays["src"], arrays["dst"], arrays["name"], arrays["pairs"]
         walk = Walk(**{part.name: arrays[f"walk_{part.name}"] for part in fields(Walk)})
         if not (len(src) == len(dst) == len(name) == len(arrays["weight"])
@@ -321,7 +351,7 @@ class Inputs:
 
     files: list[str]
     links: np.ndarray  # per file, the first 8 bytes of its FileInfo.links as a number: which parts changed
-    names: list[str]  # sorted, each one used below
+    names: Sequence[str]  # sorted, each one used below; Packed when read from the index
     def_name: np.ndarray  # int32: per name a file defines outside function bodies
     def_method: np.ndarray  # bool
     def_lines: np.ndarray  # uint32
@@ -399,7 +429,7 @@ class Inputs:
         if used.all():
             return self
         number = (np.cumsum(used) - 1).astype(np.int32)
-        self.names = [self.names[k] for k in np.flatnonzero(used).tolist()]
+        self.names = _taken(self.names, np.flatnonzero(used))
         self.def_name, self.ref_name, self.every_name = (number[c] for c in (self.def_name, self.ref_name, self.every_name))
         return self
 
@@ -410,7 +440,7 @@ class Inputs:
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Inputs:
         """Stored inputs, checked as far as what they index with (ValueError if damaged)."""
-        inputs = cls(unpacked(arrays["files"]), names=unpacked(arrays["names"]),
+        inputs = cls(unpacked(arrays["files"]), names=Packed(arrays["names"]),
                      **{f.name: arrays[f.name] for f in fields(cls) if f.name not in ("files", "names")})
         whole = len(inputs.links) == len(inputs.files) and len(inputs.ref_counts) == 3 * len(inputs.ref_name) \
             and len(inputs.def_method) == len(inputs.def_lines) == len(inputs.def_name)
@@ -432,13 +462,13 @@ def _links_of(infos: dict[str, FileInfo], files: list[str]) -> np.ndarray:
     return np.fromiter((int.from_bytes(infos[p].links[:8], "little") for p in files), dtype=np.uint64, count=len(files))
 
 
-def _merged(old: list[str], new: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+def _merged(old: Sequence[str], new: list[str]) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
     """Two sorted lists of names as one, and where each one's names went in it."""
     places = [bisect_left(old, name) for name in new]
     extra = [name for name, k in zip(new, places) if k == len(old) or old[k] != name]
     if not extra:
         return old, np.arange(len(old), dtype=np.int32), np.array(places, dtype=np.int32)
-    names = sorted(old + extra)  # two sorted runs: one merge
+    names = sorted([*old, *extra])  # two sorted runs: one merge
     before = np.array(sorted(bisect_left(old, name) for name in extra), dtype=np.int64)
     old_to = (np.arange(len(old)) + np.searchsorted(before, np.arange(len(old)), "right")).astype(np.int32)
     return names, old_to, np.array([bisect_left(names, name) for name in new], dtype=np.int32)
@@ -537,7 +567,7 @@ class _Numbered:
     """Inputs as the graph joins them: names numbered as Edges.names (those defined outside
     bodies or referenced), and each definition's and reference's file, in the inputs' order."""
 
-    names: list[str]
+    names: Sequence[str]
     used: np.ndarray  # per name of the inputs, whether it is one of `names`
     def_name: np.ndarray
     def_file: np.ndarray
@@ -548,13 +578,13 @@ class _Numbered:
     ref_counts: np.ndarray  # uses, calls, receiver calls, as floats
 
     @classmethod
-    def of(cls, inputs: Inputs, names: list[str] | None = None) -> _Numbered:
+    def of(cls, inputs: Inputs, names: Sequence[str] | None = None) -> _Numbered:
         """`names`: those of the graph, if known (a kernel's million take 0.1 s to list)."""
         used = _used(inputs)
         renumber = (np.cumsum(used) - 1).astype(np.int32)
         numbers = np.arange(len(inputs.files), dtype=np.int32)
         if names is None:
-            names = [inputs.names[k] for k in np.flatnonzero(used).tolist()]
+            names = _taken(inputs.names, np.flatnonzero(used))
         return cls(names, used, renumber[inputs.def_name],
                    np.repeat(numbers, inputs.def_count), inputs.def_method, np.sqrt(inputs.def_lines),
                    renumber[inputs.ref_name], np.repeat(numbers, inputs.ref_count),
@@ -841,7 +871,7 @@ def _rarity(n_referencing: np.ndarray, n_files: int) -> np.ndarray:
     return np.maximum(0.05, 1.0 - np.log(np.maximum(n_referencing, 1)) / math.log(n_files))
 
 
-def _private(names: list[str]) -> np.ndarray:
+def _private(names: Sequence[str]) -> np.ndarray:
     """PRIVATE_NAME for each of the sorted `names` that begins with "_", else 1: those lie
     side by side, before the names that begin with the next character."""
     weight = np.ones(len(names))

@@ -131,3 +131,21 @@ def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop
         writer.close()
     assert not built and text == RepoMap(shop, use_cache=False, tokens=300).build().text
     assert kinds == ["definitions", "edges", "inputs", "ranking"]
+
+
+def test_packed_strings_read_one_at_a_time_equal_the_list_they_were_packed_from():
+    """Names read from the index are decoded when read; each, a bisect among them, a loop
+    over them and packing them again agree with the list itself."""
+    from bisect import bisect_left
+
+    from repomap.graph import Packed, packed
+
+    names = sorted(["", "_private", "a", "dev_err", "naïve", "\udcff", "zz", "名前"])
+    stored = Packed(packed(names))
+    assert len(stored) == len(names) and list(stored) == names
+    assert [stored[k] for k in range(-len(names), len(names))] == names * 2
+    assert [bisect_left(stored, n) for n in ["_", "b", "n", "~"]] == [bisect_left(names, n) for n in ["_", "b", "n", "~"]]
+    assert packed(stored) is stored.stored
+    with pytest.raises(IndexError):
+        stored[len(names)]
+    assert list(Packed(packed([]))) == []
