@@ -487,8 +487,8 @@ def build_edges(inputs: Inputs, secondary: set[str]) -> Edges:
 
 def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[str]) -> Edges | None:
     """`edges`, the graph of `before`, made the graph of `after` by joining again only the
-    references to the names that the changed files define or reference: every other row,
-    and every other reference's mass to names defined nowhere, stays as it is. Equal to
+    references to the names whose parts the changed files changed (_altered): every other
+    row, and every other reference's mass to names defined nowhere, stays as it is. Equal to
     build_edges(after, secondary); None where the files, the graph's names or the secondary
     files changed (then it is built)."""
     files = after.files
@@ -502,10 +502,9 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
         return None  # the graph's names changed (or the rows' order would not fit in one number)
     changed = before.links != after.links
     renumber = (np.cumsum(new.used) - 1).astype(np.int32)  # before's too: the same names are used
-    affected = np.zeros(len(edges.names), dtype=bool)  # the names of the changed files' parts, before and after
-    for inputs in (before, after):
-        affected[renumber[inputs.def_name[_rows_of(inputs.def_count, changed)]]] = True
-        affected[renumber[inputs.ref_name[_rows_of(inputs.ref_count, changed)]]] = True
+    affected = np.zeros(len(edges.names), dtype=bool)
+    for count, parts in (("def_count", ("def_name", "def_method", "def_lines")), ("ref_count", ("ref_name", "ref_counts"))):
+        affected[renumber[_altered(before, after, changed, count, parts)]] = True
     refs = np.flatnonzero(affected[new.ref_name])
     (src, dst, name, weight), joined, _ = _joined(new, _context(new, files, is_secondary), refs,
                                                   np.flatnonzero(affected[new.def_name]))
@@ -518,7 +517,7 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     start = np.concatenate([[0], np.cumsum(before.ref_count)])[ref_file] - \
         np.concatenate([[0], np.cumsum(after.ref_count)])[ref_file]  # where each reference was, less where it is
     ref_external = np.zeros(len(ref_file))
-    same = ~changed[ref_file]
+    same = (~changed | (before.ref_count == after.ref_count))[ref_file]  # the rest are all joined again
     ref_external[same] = edges.ref_external[np.flatnonzero(same) + start[same]]
     ref_external[refs] = joined
     order = np.lexsort((ref_file, new.ref_name))
@@ -540,6 +539,25 @@ def _inserted(columns: list[np.ndarray], kept: np.ndarray, at: np.ndarray, parts
         joined[taken] = part
         out.append(joined)
     return out
+
+
+def _altered(before: Inputs, after: Inputs, changed: np.ndarray, count: str, parts: tuple[str, ...]) -> np.ndarray:
+    """The names (numbered as both inputs number them) whose rows among `parts` differ between
+    the two in the files marked `changed`: where a file has as many rows as before, those of
+    the rows that differ, else all its rows' names. A comment added inside a body changes the
+    lines of one definition, so only the rows of that name are joined again, not those of
+    every name the file uses (the kernel's include/linux/device.h uses 1,500)."""
+    even = changed & (getattr(before, count) == getattr(after, count))
+    found = [getattr(inputs, parts[0])[_rows_of(getattr(inputs, count), changed & ~even)] for inputs in (before, after)]
+    old, new = (_rows_of(getattr(inputs, count), even) for inputs in (before, after))
+    differ = np.zeros(len(old), dtype=bool)
+    for part in parts:
+        was, now = getattr(before, part), getattr(after, part)
+        if part == "ref_counts":  # three per row
+            differ |= (was.reshape(-1, 3)[old] != now.reshape(-1, 3)[new]).any(axis=1)
+        else:
+            differ |= was[old] != now[new]
+    return np.concatenate([*found, getattr(before, parts[0])[old[differ]], getattr(after, parts[0])[new[differ]]])
 
 
 def _used(inputs: Inputs) -> np.ndarray:
