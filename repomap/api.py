@@ -588,7 +588,7 @@ class RepoMap:
 
     def _edges(self, scan: Scan) -> graph.Edges:
         """The reference graph of what the files define and reference: after an edit, the last
-        one with the rows of the names the changed files define or reference joined again."""
+        one with the rows of the names whose parts the changed files changed joined again."""
         from . import graph
 
         def update(last: graph.Edges, state: str) -> graph.Edges | None:
@@ -596,7 +596,6 @@ class RepoMap:
             before = self._inputs_of(state)
             if before is None:
                 return None
-            last.__dict__.pop("walk", None)  # the new graph's is made next: a kernel's is 300 MB
             return graph.updated_edges(last, before, after, self._secondary(scan))
 
         return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
