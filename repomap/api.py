@@ -571,10 +571,23 @@ class RepoMap:
             signals.found_defs = [(hit.tag.path, hit.tag.id) for hit in hits[:answers]]
         return signals, edges, every
 
-    def _secondary(self, scan: Scan) -> set[str]:
-        """Tests, vendored and generated files by their names, and copies in mirror folders."""
-        return self._derived("secondary", scan.links, lambda: {f for f in scan.infos if discover.is_secondary(f)}
-                             | discover.mirror_copies(list(scan.infos), lambda path: scan.infos[path].names))
+    def _secondary(self, scan: Scan, since: tuple[graph.Edges, Inputs, Inputs] | None = None) -> set[str]:
+        """Tests, vendored and generated files by their names, and copies in mirror folders.
+        Given the last graph and its inputs, and the inputs now (`_edges` after an edit): the
+        last graph's, where the files are the same and no file changed since has a twin in
+        another top-level folder (the twins are what mirror_copies compares). Finding them
+        again took Django's edit 5 ms, the kernel's 0.17 s."""
+        def made() -> set[str]:
+            if since is not None:
+                last, before, after = since
+                files = after.files
+                if last.files == before.files == files and not any(
+                        discover.twinned(files[k], files) for k in (before.links != after.links).nonzero()[0].tolist()):
+                    return {path for path, secondary in zip(files, last.secondary.tolist()) if secondary}
+            return {f for f in scan.infos if discover.is_secondary(f)} \
+                | discover.mirror_copies(list(scan.infos), lambda path: scan.infos[path].names)
+
+        return self._derived("secondary", scan.links, made)
 
     def _names(self, scan: Scan) -> words.Names:
         """The defined names of this state of the files, indexed by sub-word (kept while no
@@ -596,7 +609,7 @@ class RepoMap:
             before = self._inputs_of(state)
             if before is None:
                 return None
-            return graph.updated_edges(last, before, after, self._secondary(scan))
+            return graph.updated_edges(last, before, after, self._secondary(scan, (last, before, after)))
 
         return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
                              graph.Edges.to_arrays, graph.Edges.from_arrays, update)

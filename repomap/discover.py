@@ -7,6 +7,7 @@ import os
 import re
 import stat
 import time
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -76,6 +77,24 @@ def mirror_copies(paths: list[str], names_of: Callable[[str], Sequence[str]]) ->
     copies = {a for (a, b), n in twins.items()
               if n >= max(MIRROR_FILES, MIRROR_SHARE * sizes[a]) and sizes[a] < sizes[b]}
     return {path for path in paths if path.partition("/")[0] in copies}
+
+
+def twinned(path: str, files: Sequence[str]) -> bool:
+    """Whether another top-level folder of `files` (sorted) holds a file at `path`'s place
+    inside its own: a twin, which mirror_copies compares. Bisects: one step a top-level entry."""
+    folder, _, rest = path.partition("/")
+    k = 0
+    while rest and k < len(files):
+        top, inside, _ = files[k].partition("/")
+        if not inside:  # a file at the top
+            k += 1
+            continue
+        if top != folder:
+            at = bisect_left(files, f"{top}/{rest}", k)
+            if at < len(files) and files[at] == f"{top}/{rest}":
+                return True
+        k = bisect_left(files, top + chr(ord("/") + 1), k)  # past the folder's files, which lie together
+    return False
 
 
 def glob_match(rel: str, pattern: str) -> bool:

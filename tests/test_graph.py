@@ -166,3 +166,58 @@ def test_packed_strings_read_one_at_a_time_equal_the_list_they_were_packed_from(
     with pytest.raises(IndexError):
         stored[len(names)]
     assert list(Packed(packed([]))) == []
+
+
+def test_after_an_edit_the_secondary_files_are_the_last_graphs_unless_a_twin_changed(tmp_path, monkeypatch):
+    """deno_dist/ mirrors src/ (its files are secondary). An edit to a file with no twin in
+    another top-level folder keeps the last graph's secondary files without comparing twins
+    again; one to a file with a twin compares them, and once deno_dist/ no longer defines what
+    src/ does, its files are secondary no more. Each time, the secondary files and the map
+    equal those made afresh."""
+    from repomap import discover
+    from repomap.api import RepoMap
+
+    for root in ("src", "deno_dist"):
+        (tmp_path / root).mkdir()
+        for i in range(4):
+            calls = "".join(f"  part{j}()\n" for j in range(4) if j != i)
+            (tmp_path / root / f"part{i}.ts").write_text(f"export function part{i}() {{\n{calls}}}\n")
+    app = tmp_path / "src" / "app.ts"
+    app.write_text("export function main() {\n  part0()\n  part1()\n}\n")
+    compared, mirror_copies = [], discover.mirror_copies
+    monkeypatch.setattr(discover, "mirror_copies", lambda *args: compared.append(1) or mirror_copies(*args))
+    kept = RepoMap(tmp_path, cache_dir=tmp_path / ".cache", tokens=500, settings=False)
+    kept.build()
+    assert {p for p in kept._secondary(kept.scan()) if p.startswith("deno_dist/")} == \
+        {f"deno_dist/part{i}.ts" for i in range(4)}
+
+    def grow(path):  # a comment inside the body: the file's links change, its names do not
+        path.write_text(path.read_text().replace("{\n", "{\n  // grown\n", 1))
+
+    def rename(path):
+        path.write_text(path.read_text().replace("export function part", "export function other"))
+
+    for edit, compares, mirrored in [(lambda: grow(app), False, True),  # no twin: kept
+                                     (lambda: grow(tmp_path / "src" / "part0.ts"), True, True),
+                                     (lambda: [rename(tmp_path / "deno_dist" / f"part{i}.ts") for i in (1, 2)],
+                                      True, False)]:  # two of four twins left: no mirror
+        edit()
+        compared.clear()
+        text = kept.build().text
+        scan = kept.scan()
+        assert bool(compared) == compares
+        fresh = {f for f in scan.infos if discover.is_secondary(f)} | \
+            mirror_copies(list(scan.infos), lambda path: scan.infos[path].names)
+        assert kept._secondary(scan) == fresh
+        assert any(p.startswith("deno_dist/") for p in fresh) == mirrored
+        assert text == RepoMap(tmp_path, use_cache=False, tokens=500, settings=False).build().text
+
+
+def test_twins_are_found_by_path_inside_each_top_level_folder():
+    files = sorted(["README.md", "a-b/x.py", "a/x.py", "a/y/z.py", "a0/y/z.py", "b/x.py", "setup.py"])
+    from repomap.discover import twinned
+
+    assert twinned("a/x.py", files) and twinned("b/x.py", files) and twinned("a-b/x.py", files)
+    assert twinned("a/y/z.py", files) and twinned("a0/y/z.py", files)
+    assert not twinned("setup.py", files) and not twinned("a/q.py", files) and not twinned("c/x.py", [])
+    assert not twinned("a/y/z.py", ["a/y/z.py"])
