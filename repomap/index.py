@@ -397,10 +397,10 @@ def _utf8(name: str) -> bool:
 
 
 def _digest(parts) -> str:
-    digest = cache.hashlib.blake2b(digest_size=16)
-    for part in parts:
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()
+    """A digest of the parts, each ended by a NUL: hashed as one text, not part by part (a
+    map makes four of every file's, 1-1.5 ms each on Django that way)."""
+    parts = list(parts)
+    return cache.hashlib.blake2b(("\0".join(parts) + "\0" if parts else "").encode(), digest_size=16).hexdigest()
 
 
 def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
