@@ -99,10 +99,11 @@ class Sources(dict):
 def _one_at_a_time(method):
     """Calls on one RepoMap from several threads take turns: its caches and index are shared
     state, and an answer must equal the one the same call gets alone. A call that found a file
-    changed under it (Changed) is made again, on what the files are now."""
+    changed under it (Changed) is made again, on what the files are now. Python's cycle
+    collector waits till it ends (memory.collector_held)."""
     @functools.wraps(method)
     def locked(self, *args, **kwargs):
-        with self._lock:
+        with self._lock, memory.collector_held():
             try:
                 for _ in range(ATTEMPTS - 1):
                     try:

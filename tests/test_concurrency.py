@@ -91,3 +91,37 @@ def test_processes_share_a_cache_folder_while_files_change(shop, tmp_path):
     shared = run("map", shop, "--cache-dir", cache_dir, "--tokens", "300")
     assert shared.returncode == 0 and shared.stderr.count("warning") == 0
     assert shared.stdout == run("map", shop, "--no-cache", "--tokens", "300").stdout
+
+
+def test_the_cycle_collector_waits_while_calls_run_and_is_left_as_it_was(shop, tmp_path, monkeypatch):
+    """Two RepoMaps called at once from two threads: the collector is off inside both calls,
+    still off inside the second after the first has ended, and on again after the second.
+    Off before a call (as the CLI keeps it), it stays off."""
+    import gc
+
+    first, second = (RepoMap(shop, cache_dir=tmp_path / name) for name in ("a", "b"))
+    inside, first_ended, seen = threading.Barrier(2, timeout=30), threading.Event(), []
+    stamps = RepoMap._stamps
+
+    def watched(self, *args):
+        seen.append(gc.isenabled())
+        inside.wait()
+        if self is second:
+            first_ended.wait(30)
+            seen.append(gc.isenabled())
+        return stamps(self, *args)
+
+    monkeypatch.setattr(RepoMap, "_stamps", watched)
+    assert gc.isenabled()
+    thread = threading.Thread(target=lambda: (first.build(), first_ended.set()))
+    thread.start()
+    second.build()
+    thread.join()
+    assert seen == [False, False, False] and gc.isenabled()
+    monkeypatch.setattr(RepoMap, "_stamps", stamps)
+    gc.disable()
+    try:
+        first.build()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
