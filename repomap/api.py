@@ -501,7 +501,9 @@ class RepoMap:
             candidates = discover.list_files(self.root, tally, self.ignore, self._walker)
         else:
             candidates = sorted({self._relative(p) for p in [*extra, *other_files]} - {None})
-        return self.indexer.stamps([c for c in candidates if self._wanted(c)], tally)
+        if self.include or self.exclude or self.hide_secondary:  # else every file is wanted: no call each
+            candidates = [c for c in candidates if self._wanted(c)]
+        return self.indexer.stamps(candidates, tally)
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
               meanwhile: Callable[[], None] | None = None, count_terms: bool = True) -> Scan:
