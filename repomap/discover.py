@@ -245,9 +245,29 @@ class Walker:
         self._snapshot: Snapshot | None = None
         self._load, self._save = load, save  # _load: till the listings are restored
 
-    def walk(self, root: Path, tally: Tally, ignore: bool) -> list[str]:
+    def detached(self) -> tuple[Walker, dict[str, bytes]]:
+        """This walker as a forked child may use it, and what it would store: the stored
+        snapshot is read here, and the child neither reads nor stores anything itself (this
+        process's SQLite connection is not the child's to use). Without a snapshot that
+        holds, it lists every folder."""
+        self._restore_snapshot()
+        stored: dict[str, bytes] = {}
+        child = Walker(None, stored.__setitem__)
+        child._snapshot, child._listed = self._snapshot, self._listed
+        return child, stored
+
+    def save(self, stored: dict[str, bytes]) -> None:
+        """Store what a detached walker would have stored."""
+        if self._save is not None:
+            for part, data in stored.items():
+                self._save(part, data)
+
+    def _restore_snapshot(self) -> None:
         if self._load is not None and self._snapshot is None:  # the first walk: the stored snapshot
             self._snapshot = Snapshot.restored(self._load("snapshot"))
+
+    def walk(self, root: Path, tally: Tally, ignore: bool) -> list[str]:
+        self._restore_snapshot()
         if self._snapshot is not None and self._snapshot.holds():
             return self._snapshot.found(tally)
         if self._load is not None:

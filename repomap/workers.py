@@ -112,6 +112,35 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
             _stop(worker)
 
 
+def forked(work: Callable[[], object], meanwhile: Callable[[], None]) -> object | None:
+    """work() in a forked child while this process runs meanwhile(): its answer, or None where
+    no process can be forked or the child failed. For work that is system calls (stats): in
+    a thread, each call would wait for the GIL while this process's own work holds it."""
+    if not hasattr(os, "fork"):
+        return None
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: it never returns into the caller's code
+        status = 1
+        try:
+            os.close(reading)
+            _Pipe(-1, writing).send(work())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(writing)
+    try:
+        meanwhile()
+    finally:
+        try:
+            answer = _Pipe(reading, -1).recv()
+        except (EOFError, OSError, pickle.UnpicklingError):  # it failed: the caller does the work
+            answer = None
+        os.close(reading)
+        os.waitpid(pid, 0)
+    return answer
+
+
 def _here(work: Callable, jobs: Iterable, setup: Callable[[], None] | None,
           meanwhile: Callable[[], None] | None) -> Iterator[tuple[object, object]]:
     """`run` where no process can be forked (Windows): the jobs run in this one, with no time

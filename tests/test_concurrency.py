@@ -103,13 +103,13 @@ def test_the_cycle_collector_waits_while_calls_run_and_is_left_as_it_was(shop, t
     inside, first_ended, seen = threading.Barrier(2, timeout=30), threading.Event(), []
     stamps = RepoMap._stamps
 
-    def watched(self, *args):
+    def watched(self, *args, **kwargs):
         seen.append(gc.isenabled())
         inside.wait()
         if self is second:
             first_ended.wait(30)
             seen.append(gc.isenabled())
-        return stamps(self, *args)
+        return stamps(self, *args, **kwargs)
 
     monkeypatch.setattr(RepoMap, "_stamps", watched)
     assert gc.isenabled()

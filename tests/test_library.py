@@ -1,10 +1,12 @@
 """The API a chat loop calls every turn."""
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, run
 from repomap import RepoMap, RepoMapError
 
 
@@ -72,3 +74,40 @@ def test_a_kept_repomap_after_edits_equals_a_fresh_one(shop):
     edited = kept.build(query="loyalty").text
     assert "def loyalty(cart):" in edited
     assert edited == RepoMap(shop, tokens=300, use_cache=False).build(query="loyalty").text
+
+
+def test_stamps_taken_by_a_forked_child_equal_those_taken_here(shop, tmp_path, monkeypatch):
+    """After a ranked map the CLI's next one stamps the files in a forked child while it
+    imports numpy: the stamps and the tally are those this process takes, and the walk the
+    child made again (a folder was added) is stored, so the next process's walk is one stat
+    a folder."""
+    from repomap import api, discover, workers
+
+    cache_dir = tmp_path / "cache"
+    RepoMap(shop, cache_dir=cache_dir)._stamps(None, [], discover.Tally())  # a walk stored
+    (shop / "new").mkdir()
+    (shop / "new" / "added.py").write_text("def added():\n    return 1\n")
+    for folder in (shop, shop / "new"):  # changed in the past: a listing of this clock tick is not kept
+        os.utime(folder, (time.time() - 60, time.time() - 60))
+    forks, forked = [], workers.forked
+    monkeypatch.setattr(api, "_forks_cleanly", lambda: True)  # numpy is loaded in this process
+    monkeypatch.setattr(workers, "forked", lambda work, meanwhile: forks.append(1) or forked(work, meanwhile))
+    there = discover.Tally()
+    child = RepoMap(shop, cache_dir=cache_dir)._stamps(None, [], there, prefetch=True)
+    assert forks == [1] and "new/added.py" in child
+    fresh = RepoMap(shop, cache_dir=cache_dir)
+    fresh._walker._restore_snapshot()
+    assert fresh._walker._snapshot is not None and fresh._walker._snapshot.holds()
+    here = discover.Tally()
+    assert (child, there.counts, there.ignored) == (fresh._stamps(None, [], here), here.counts, here.ignored)
+
+
+def test_a_map_ranked_after_a_ranked_one_is_the_map_made_without_a_cache(shop, tmp_path):
+    """The CLI notes whether a map was ranked; the next one, stamped by a forked child
+    meanwhile, is still the map of the files as they are."""
+    cache_dir = tmp_path / "cache"
+    cart = shop / "shop" / "cart.py"
+    for grown in range(3):
+        cart.write_text(cart.read_text().replace("        return sum(", "        # grown\n        return sum("))
+        out = run("map", shop, "--tokens", "300", "--cache-dir", cache_dir)
+        assert out.stdout == RepoMap(shop, use_cache=False, tokens=300).build().text
