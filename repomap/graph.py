@@ -515,8 +515,8 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     changed = before.links != after.links
     renumber = (np.cumsum(new.used) - 1).astype(np.int32)  # before's too: the same names are used
     affected = np.zeros(len(edges.names), dtype=bool)
-    for count, parts in (("def_count", ("def_name", "def_method", "def_lines")), ("ref_count", ("ref_name", "ref_counts"))):
-        affected[renumber[_altered(before, after, changed, count, parts)]] = True
+    for count in ("def_count", "ref_count"):  # the graph's parts (every_name is not one)
+        affected[renumber[_altered(before, after, changed, count, _PARTS[count])]] = True
     refs = np.flatnonzero(affected[new.ref_name])
     (src, dst, name, weight), joined, _ = _joined(new, _context(new, files, is_secondary), refs,
                                                   np.flatnonzero(affected[new.def_name]))
