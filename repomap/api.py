@@ -522,10 +522,12 @@ class RepoMap:
             if stamps is not None:
                 return stamps
         if other_files is None:
-            candidates = discover.list_files(self.root, tally, self.ignore, self._walker)
-        else:
-            candidates = sorted({self._relative(p) for p in [*extra, *other_files]} - {None})
-        return self._stamps_of(candidates, tally)
+            return self._listed_stamps(tally, self._walker)
+        return self._stamps_of(sorted({self._relative(p) for p in [*extra, *other_files]} - {None}), tally)
+
+    def _listed_stamps(self, tally: discover.Tally, walker: discover.Walker) -> dict[str, tuple[int, int]]:
+        """The stamps of every wanted file the repository lists."""
+        return self._stamps_of(discover.list_files(self.root, tally, self.ignore, walker), tally)
 
     def _forked_stamps(self, tally: discover.Tally) -> dict[str, tuple[int, int]] | None:
         """Every file listed and stamped by a forked child while this process imports numpy,
@@ -538,10 +540,9 @@ class RepoMap:
 
         walker, stored = self._walker.detached()
 
-        def stamp() -> tuple[dict, dict, dict, dict]:
+        def stamp() -> tuple[dict, discover.Tally, dict]:
             found = discover.Tally()
-            stamps = self._stamps_of(discover.list_files(self.root, found, self.ignore, walker), found)
-            return stamps, found.counts, found.ignored, stored
+            return self._listed_stamps(found, walker), found, stored
 
         def load() -> None:
             import numpy  # noqa: F401
@@ -549,11 +550,8 @@ class RepoMap:
         answer = workers.forked(stamp, load)
         if answer is None:
             return None
-        stamps, counts, ignored, stored = answer
-        for reason, n in counts.items():
-            tally.add(reason, n)
-        for rule, n in ignored.items():
-            tally.ignored[rule] = tally.ignored.get(rule, 0) + n
+        stamps, found, stored = answer
+        tally.merge(found)
         self._walker.save(stored)
         return stamps
 

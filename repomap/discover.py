@@ -37,6 +37,16 @@ class Tally:
     def add(self, reason: str, files: int = 1) -> None:
         self.counts[reason] = self.counts.get(reason, 0) + files
 
+    def hide(self, rule: str, entries: int = 1) -> None:
+        self.ignored[rule] = self.ignored.get(rule, 0) + entries
+
+    def merge(self, other: Tally) -> None:
+        """Add another tally's counts (one taken in a child process) to these."""
+        for reason, files in other.counts.items():
+            self.add(reason, files)
+        for rule, entries in other.ignored.items():
+            self.hide(rule, entries)
+
 
 @lru_cache(maxsize=1 << 17)  # every path, again after each edit that changes the graph (a chat loop)
 def is_secondary(rel: str) -> bool:
@@ -283,7 +293,7 @@ class Walker:
             seen[folder] = listed
             found.extend(listed.files)
             for rule in listed.hidden:
-                tally.ignored[rule] = tally.ignored.get(rule, 0) + 1
+                tally.hide(rule)
             if listed.ignore is not None:
                 rules.append(listed.ignore)
             for path, child in listed.folders:
@@ -368,7 +378,7 @@ class Snapshot:
 
     def found(self, tally: Tally) -> list[str]:
         for rule, count in self.hidden.items():
-            tally.ignored[rule] = tally.ignored.get(rule, 0) + count
+            tally.hide(rule, count)
         return list(self.files)
 
     def stored(self) -> bytes:
