@@ -119,8 +119,9 @@ def _one_at_a_time(method):
 
 
 def _forks_cleanly() -> bool:
-    """Whether _stamps may fork to import numpy meanwhile: numpy not loaded yet, and no other
-    thread (a fork copies no thread, and a lock one held would stay held in the child)."""
+    """Whether _forked_stamps may fork: numpy not loaded yet (else the imports it overlaps are
+    done), and no other thread (a fork copies no thread, and a lock one held would stay held
+    in the child)."""
     return "numpy" not in sys.modules and threading.active_count() == 1
 
 
@@ -239,7 +240,9 @@ class RepoMap:
         previous_order = list(previous_order)
         tally = discover.Tally()
         ranked_last = reuse and self.indexer.store.blob(RANKED_KEY) == b"1"
-        stamps = self._stamps(other_files, focus, tally, prefetch=ranked_last)
+        count_terms = bool(query.strip())  # a map alone needs none
+        forked = self._forked_stamps(tally, count_terms) if ranked_last and other_files is None else None
+        stamps, tagged = forked or (self._stamps(other_files, focus, tally), {})
         request = [focus, mention_files, mention_idents, query, budget, self.fmt,
                    self.template.read_text(encoding="utf-8") if self.template else None,
                    self.indexer.max_file_size, self.indexer.parse_timeout,  # the limits decide what is skipped
@@ -248,7 +251,7 @@ class RepoMap:
         if reuse and (saved := self._stored_map(stamped, request)):
             self._ranked(ranked_last, False)
             return _map_result(saved)  # nothing changed: not even the index is read
-        scan = self._scan(stamps, tally, self._load_rendering, count_terms=bool(query.strip()))  # a map alone needs none
+        scan = self._scan(stamps, tally, self._load_rendering, count_terms, tagged)
         # A map without a task text is ranked by what the files define and reference; one in
         # a format that shows signature lines alone, by those as well. An edit that changes
         # neither (a literal, a comment, lines moved) leaves the map stored for them as the
@@ -291,18 +294,19 @@ class RepoMap:
             self.indexer.store.save_blob(RANKED_KEY, b"1" if now else b"0")
 
     def _load_rendering(self) -> None:
-        """Load what ranking and rendering a map need (numpy, jinja2, the template) in a thread
-        while workers tag the files changed since the last map: the map stored for the new
-        state, if there is one, needs none of it, and is not kept waiting for it."""
-        def load() -> None:
-            try:
-                from . import graph, render  # noqa: F401
+        """Load what ranking and rendering a map need in a thread while workers tag the files
+        changed since the last map: the map stored for the new state, if there is one, needs
+        none of it, and is not kept waiting for it."""
+        threading.Thread(target=self._rendering, name="repomap-imports").start()
 
-                render.load_template(self.fmt, self.template)
-            except Exception:  # the map's own imports and template say what failed, where they run
-                pass
+    def _rendering(self) -> None:
+        """Import what ranking and rendering a map need (numpy, jinja2) and read its template."""
+        try:
+            from . import graph, render  # noqa: F401
 
-        threading.Thread(target=load, name="repomap-imports").start()
+            render.load_template(self.fmt, self.template)
+        except Exception:  # the map's own imports and template say what failed, where they run
+            pass
 
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""
@@ -513,14 +517,9 @@ class RepoMap:
         tally = discover.Tally()
         return self._scan(self._stamps(other_files, extra, tally), tally, count_terms=count_terms)
 
-    def _stamps(self, other_files: Iterable[str] | None, extra: Iterable[str], tally: discover.Tally,
-                prefetch: bool = False) -> dict[str, tuple[int, int]]:
-        """(size, change stamp) of each wanted file; with `prefetch`, taken by a forked child
-        where that can be (_forked_stamps)."""
-        if prefetch and other_files is None and _forks_cleanly():
-            stamps = self._forked_stamps(tally)
-            if stamps is not None:
-                return stamps
+    def _stamps(self, other_files: Iterable[str] | None, extra: Iterable[str], tally: discover.Tally
+                ) -> dict[str, tuple[int, int]]:
+        """(size, change stamp) of each wanted file."""
         if other_files is None:
             return self._listed_stamps(tally, self._walker)
         return self._stamps_of(sorted({self._relative(p) for p in [*extra, *other_files]} - {None}), tally)
@@ -529,31 +528,36 @@ class RepoMap:
         """The stamps of every wanted file the repository lists."""
         return self._stamps_of(discover.list_files(self.root, tally, self.ignore, walker), tally)
 
-    def _forked_stamps(self, tally: discover.Tally) -> dict[str, tuple[int, int]] | None:
-        """Every file listed and stamped by a forked child while this process imports numpy,
-        which the map will need to be ranked (the last one was: an agent edits, then asks
-        again). A thread could not: each stat would wait for the GIL the import holds. A
-        Django map after an edit inside a body: 0.259 -> 0.224 and 0.229 -> 0.214 s (medians
-        of 9 runs interleaved with the code before); the numpy import no longer waits for the
-        stamps, the tagging worker now does. None where the child failed."""
+    def _forked_stamps(self, tally: discover.Tally, count_terms: bool
+                       ) -> tuple[dict[str, tuple[int, int]], dict[tuple, object]] | None:
+        """Every file listed and stamped, and the few changed since they were tagged tagged again,
+        by a forked child while this process imports what ranking and rendering need (the last
+        map was ranked: an agent edits, then asks again): the stamps, and the child's answers
+        to the tagging jobs (Indexer.pretagging). A thread could not stamp: each stat would
+        wait for the GIL the imports hold; and a tagging worker would start only once the
+        stamps are compared. A Django map after an edit inside a body: 0.340 -> 0.311 and
+        0.355 -> 0.331 s (medians of 21 runs interleaved with the child stamping alone, this VM
+        at its slowest), as that had made it 0.259 -> 0.224 s. None where the child failed or
+        cannot be forked cleanly."""
         from . import workers
 
+        if not _forks_cleanly():
+            return None
         walker, stored = self._walker.detached()
+        self.indexer.read_stored()  # the child reads and stores nothing itself: the SQLite connection is ours
 
         def stamp() -> tuple[dict, discover.Tally, dict]:
             found = discover.Tally()
             return self._listed_stamps(found, walker), found, stored
 
-        def load() -> None:
-            import numpy  # noqa: F401
-
-        answer = workers.forked(stamp, load)
+        answer = workers.forked(stamp, lambda stamped: self.indexer.pretagging(stamped[0], count_terms),
+                                self._rendering, self.indexer.parse_timeout)
         if answer is None:
             return None
-        stamps, found, stored = answer
+        (stamps, found, stored), tagged = answer
         tally.merge(found)
         self._walker.save(stored)
-        return stamps
+        return stamps, dict(tagged)
 
     def _stamps_of(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
         if self.include or self.exclude or self.hide_secondary:  # else every file is wanted: no call each
@@ -561,8 +565,9 @@ class RepoMap:
         return self.indexer.stamps(candidates, tally)
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
-              meanwhile: Callable[[], None] | None = None, count_terms: bool = True) -> Scan:
-        infos = self.indexer.refresh(stamps, tally, meanwhile, count_terms)
+              meanwhile: Callable[[], None] | None = None, count_terms: bool = True,
+              tagged: dict[tuple, object] | None = None) -> Scan:
+        infos = self.indexer.refresh(stamps, tally, meanwhile, count_terms, tagged)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
             self._states = (infos, self.indexer.content_state(list(stamps)), *self.indexer.links_and_views(infos))
         return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])

@@ -38,6 +38,10 @@ SAVE_BYTES = 64 << 20  # and payload bytes: each of the kernel's amdgpu register
 # their definitions' rows go and the memory freed meanwhile is given back (memory.py). An
 # edit's few files keep theirs and import nothing for it. By hand, well under SAVE_BYTES.
 LARGE_SAVE = 1 << 20
+# At most this many changed files are tagged by the forked child that stamps a CLI map's
+# files (Indexer.pretagging), one after another; more are shared out among workers. An
+# agent's edit changes one to a few. By hand: a Python file of Django tags in 2-5 ms.
+PRETAGGED = 8
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
 _BUCKET = {"call": 1, "member": 2}
@@ -148,25 +152,26 @@ class Indexer:
         return stamps
 
     def refresh(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
-                meanwhile: Callable[[], None] | None = None, count_terms: bool = True) -> dict[str, FileInfo]:
+                meanwhile: Callable[[], None] | None = None, count_terms: bool = True,
+                tagged: dict[tuple, object] | None = None) -> dict[str, FileInfo]:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`.
         Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case).
         `meanwhile` is the caller's next step, run while workers tag changed files (if any).
-        Without `count_terms`, the files tagged now have their search terms counted later (LATER)."""
+        Without `count_terms`, the files tagged now have their search terms counted later (LATER).
+        `tagged`: answers a forked child gave already to some of the jobs (`pretagging`)."""
         if self._last is not None and self._last[0] == stamps:
             self.changed = 0
             for note in self._last[2]:
                 tally.add(note)
             return self._last[1]
-        if self._stored is None:
-            self._stored = self.store.load()
+        todo = self.stale(stamps)
         for rel, stamp in stamps.items():
-            if stamp[0] > self.max_file_size:  # decided by the stamp, so a changed limit applies at once
-                self._known[rel] = _Known(stamp, "", None, ("too large",))
-        self._load({rel for rel, stamp in stamps.items() if self._stale(rel, stamp)
-                    and self._stored.get(rel, ())[:2] == stamp})
-        todo = {rel: stamp for rel, stamp in stamps.items() if self._stale(rel, stamp)}
-        self._update(todo, meanwhile, count_terms)
+            if rel not in todo and self._stale(rel, stamp):
+                if stamp[0] > self.max_file_size:  # decided by the stamp, so a changed limit applies at once
+                    self._known[rel] = _Known(stamp, "", None, ("too large",))
+                else:
+                    self._load(rel)
+        self._update(todo, meanwhile, count_terms, tagged)
         self.changed = len(todo)
         self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
         out, notes = {}, []
@@ -182,20 +187,45 @@ class Indexer:
         self._last = (dict(stamps), out, notes)
         return out
 
+    def read_stored(self) -> None:
+        """Read every file's stored row, once: `stale` compares stamps with them."""
+        if self._stored is None:
+            self._stored = self.store.load()
+
+    def stale(self, stamps: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+        """The stamped files to tag again: neither known at that stamp nor stored with it (a file
+        skipped as slow under a lower limit than now is tagged again), nor too large. Changes
+        nothing, so a forked child may ask it (`pretagging`)."""
+        self.read_stored()
+        todo = {}
+        for rel, stamp in stamps.items():
+            if stamp[0] > self.max_file_size or not self._stale(rel, stamp):
+                continue
+            row = self._stored.get(rel)
+            if row is None or row[:2] != stamp or (row[2].startswith(SLOW) and float(row[2][len(SLOW):]) < self.parse_timeout):
+                todo[rel] = stamp
+        return todo
+
+    def pretagging(self, stamps: dict[str, tuple[int, int]], count_terms: bool
+                   ) -> tuple[list[tuple], Callable, Callable[[], None]]:
+        """For a forked child that has just stamped the files (while this process imports what
+        ranking needs): the jobs of the files changed since they were tagged, how each is done
+        and the setup before them, as workers would do them; no jobs where more than
+        PRETAGGED files changed (workers share them out)."""
+        jobs = [self._job(rel, count_terms) for rel in self.stale(stamps)]
+        jobs = jobs if len(jobs) <= PRETAGGED else []
+        return jobs, _tag_changed, _setup(jobs)
+
     def _stale(self, rel: str, stamp: tuple[int, int]) -> bool:
         known = self._known.get(rel)
         return known is None or known.stamp != stamp
 
-    def _load(self, wanted: set[str]) -> None:
-        """Take unchanged files from the index without reading their tags (_Stored reads them
-        when first used); a file skipped as slow under a lower limit than now stays stale and
-        is tagged again."""
-        for rel in wanted:
-            size, changed, digest, links, view, notes = self._stored[rel]
-            if not (digest.startswith(SLOW) and float(digest[len(SLOW):]) < self.parse_timeout):
-                info = _Stored(self, rel, digest, links, view) if links else None
-                self._known[rel] = _Known((size, changed), digest, info,
-                                          tuple(notes.split("\n")) if notes else ())
+    def _load(self, rel: str) -> None:
+        """Take an unchanged file from the index without reading its tags (_Stored reads them
+        when first used)."""
+        size, changed, digest, links, view, notes = self._stored[rel]
+        info = _Stored(self, rel, digest, links, view) if links else None
+        self._known[rel] = _Known((size, changed), digest, info, tuple(notes.split("\n")) if notes else ())
 
     def read(self, rel: str, digest: str) -> FileInfo:
         """A file's stored FileInfo of this content; tagged again now (and stored again) if its
@@ -267,9 +297,9 @@ class Indexer:
         return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
 
     def _update(self, stamps: dict[str, tuple[int, int]], meanwhile: Callable[[], None] | None = None,
-                count_terms: bool = True) -> None:
-        """Re-tag changed files (with their search terms, or LATER); a file whose content hash
-        is stored is only re-stamped."""
+                count_terms: bool = True, tagged: dict[tuple, object] | None = None) -> None:
+        """Re-tag changed files (with their search terms, or LATER), but for the jobs `tagged`
+        answers; a file whose content hash is stored is only re-stamped."""
         if not stamps:
             return
         jobs = [self._job(rel, count_terms) for rel in stamps]
@@ -277,7 +307,7 @@ class Indexer:
         rows, held = [], 0
         while jobs:
             retry = []
-            for job, answer in self._tagged(jobs, meanwhile):
+            for job, answer in self._tagged(jobs, meanwhile, tagged or {}):
                 rel = job[1]
                 if isinstance(answer, tuple):
                     digest, payload, terms = answer
@@ -323,28 +353,25 @@ class Indexer:
                                          **{name: getattr(known.info, name) for name in _HELD})
         memory.give_back()
 
-    def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None) -> Iterator[tuple[tuple, object]]:
-        """(job, _tag_job's answer or workers.Failed) per job. A file whose bytes hash as stored
-        (touched, or changed and changed back) is answered here, without tree-sitter or a
-        worker: starting them made a touched file's warm map of Django 0.45 s instead of 0.28.
-        The others go to workers, which read, hash and parse, so no file's bytes wait in this
-        process. Each loads its parsers before its first job, not under a job's time limit
+    def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None, tagged: dict[tuple, object]
+                ) -> Iterator[tuple[tuple, object]]:
+        """(job, _tag_job's answer or workers.Failed) per job: from `tagged`, else here where the
+        file's bytes hash as stored (touched, or changed and changed back), without tree-sitter
+        or a worker: starting them made a touched file's warm map of Django 0.45 s instead of
+        0.28. The others go to workers, which read, hash and parse, so no file's bytes wait in
+        this process. Each loads its parsers before its first job, not under a job's time limit
         (a broken query's warning comes here, once), while this process goes on with `meanwhile`."""
         rest = []
         for job in jobs:
-            path, _, _, _, stored_hash, _ = job
-            try:
-                same = bool(stored_hash) and cache.content_hash(Path(path).read_bytes()) == stored_hash
-            except OSError:  # the worker says why
-                same = False
-            if same:
-                yield job, (stored_hash, None, None)
+            answer = tagged[job] if job in tagged else _unchanged(job)
+            if answer is not None:
+                yield job, answer
             else:
                 rest.append(job)
         if rest:
             from . import render, workers  # noqa: F401  render: _tag's, imported before the workers fork
 
-            setup = partial(_prepare, {job[2] for job in rest}, any(job[5] for job in rest))
+            setup = _setup(rest)
             yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1, setup,
                                    partial(self._meanwhile, meanwhile, setup))
 
@@ -415,6 +442,26 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
         return _tag(job)
     finally:
         gc.enable()
+
+
+def _unchanged(job: tuple) -> tuple[str, None, None] | None:
+    """_tag_job's answer for a file whose bytes hash as stored, without tagging it; else None."""
+    path, _, _, _, stored_hash, _ = job
+    try:
+        same = bool(stored_hash) and cache.content_hash(Path(path).read_bytes()) == stored_hash
+    except OSError:  # whoever tags it says why
+        same = False
+    return (stored_hash, None, None) if same else None
+
+
+def _tag_changed(job: tuple) -> tuple[str, bytes | None, bytes | None]:
+    """_tag_job's answer, the file tagged only if its bytes do not hash as stored."""
+    return _unchanged(job) or _tag_job(job)
+
+
+def _setup(jobs: list[tuple]) -> Callable[[], None]:
+    """What a process does before it tags these jobs."""
+    return partial(_prepare, {job[2] for job in jobs}, any(job[5] for job in jobs))
 
 
 def _prepare(languages: set[str], count_terms: bool) -> None:

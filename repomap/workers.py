@@ -26,6 +26,7 @@ except ImportError:  # not on Windows: there only the time limit applies
 
 CHUNK = 32  # jobs handed to a worker at a time: fewer round trips, same time limit per job
 HEADROOM = 2 << 30  # bytes of address space a worker may add to what it had when it started
+PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size: the most an unprivileged process may ask for
 
 
 @dataclass
@@ -106,39 +107,95 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
                 elif worker.ready and time.monotonic() - worker.since > limit:
                     job = worker.pending.popleft()
                     _replace(worker, todo, start, workers)
-                    yield job, Failed(f"took over {limit:g} s to tag (skipped)", timed_out=True)
+                    yield job, _timed_out(limit)
     finally:
         for worker in workers:
             _stop(worker)
 
 
-def forked(work: Callable[[], object], meanwhile: Callable[[], None]) -> object | None:
-    """work() in a forked child while this process runs meanwhile(): its answer, or None where
-    no process can be forked or the child failed. For work that is system calls (stats): in
-    a thread, each call would wait for the GIL while this process's own work holds it."""
+def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Callable, Callable[[], None]]],
+           meanwhile: Callable[[], None], limit: float) -> tuple[object, list[tuple[object, object]]] | None:
+    """first() in a forked child while this process runs meanwhile(), for work that is system
+    calls (stats): in a thread, each would wait for the GIL that this process's work holds.
+    Then the child does the jobs that then(first's answer) gives, as (jobs, work, setup), as a
+    worker of `run` would, each in `limit` seconds. Gives first's answer and (job, work(job) or
+    Failed) of each job done before one failed or ran out of time (the rest are the caller's);
+    None where no process can be forked or first() failed."""
     if not hasattr(os, "fork"):
         return None
     reading, writing = os.pipe()
+    _widen(writing)
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: it never returns into the caller's code
         status = 1
         try:
             os.close(reading)
-            _Pipe(-1, writing).send(work())
+            pipe = _Pipe(-1, writing)
+            answer = first()
+            pipe.send(answer)
+            jobs, work, setup = then(answer)
+            pipe.send(jobs)
+            if jobs:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+                _die_with(parent)
+                _ready(pipe, setup)
+                for job in jobs:
+                    pipe.send(_answer(work, job))
             status = 0
         finally:
             os._exit(status)
     os.close(writing)
+    pipe = _Pipe(reading, -1)
     try:
-        meanwhile()
+        try:
+            meanwhile()
+            answer = pipe.recv()
+        except (EOFError, OSError, pickle.UnpicklingError):  # it failed: the caller does the work
+            return None
+        return answer, _done(pipe, limit)
     finally:
         try:
-            answer = _Pipe(reading, -1).recv()
-        except (EOFError, OSError, pickle.UnpicklingError):  # it failed: the caller does the work
-            answer = None
-        os.close(reading)
+            os.kill(pid, signal.SIGKILL)  # it may still be on a job whose answer is not waited for
+        except ProcessLookupError:
+            pass
         os.waitpid(pid, 0)
-    return answer
+        os.close(reading)
+
+
+def _widen(fd: int) -> None:
+    """Give a pipe the largest buffer Linux allows without privileges (1 MB): a forked child's
+    first answer (Django's stamps: 200 KB) then waits in it while the child goes on to its
+    jobs, where the usual 64 KB kept the child waiting till this process read it, after its
+    own work (a Django map after an edit: 50-70 ms). Elsewhere the child waits."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+def _done(pipe: _Pipe, limit: float) -> list[tuple[object, object]]:
+    """The answers of a forked child's jobs (`forked`), up to the first that failed."""
+    try:
+        jobs = pipe.recv()
+        warnings = pipe.recv() if jobs else []
+    except (EOFError, OSError):  # it died before its first job: the caller does them all
+        return []
+    for message in warnings:
+        warn(message)
+    done = []
+    for job in jobs:
+        if not _readable([pipe.reading], limit):
+            done.append((job, _timed_out(limit)))
+            break
+        try:
+            done.append((job, _result(pipe.recv())))
+        except (EOFError, OSError):  # the process died: this job killed it
+            done.append((job, _crashed()))
+            break
+    return done
 
 
 def _here(work: Callable, jobs: Iterable, setup: Callable[[], None] | None,
@@ -169,7 +226,7 @@ def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers
             raise RuntimeError("a worker process died as it started") from None
         job = worker.pending.popleft()
         _replace(worker, todo, start, workers)
-        yield job, Failed("crashed the parser (skipped)")
+        yield job, _crashed()
         return
     worker.since = time.monotonic()
     if not worker.ready:
@@ -239,11 +296,7 @@ def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent
     the pipe or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with(parent)
-    with held() as warnings:
-        if setup is not None:
-            setup()
-    _limit_memory()
-    pipe.send(warnings)
+    _ready(pipe, setup)
     while True:
         try:
             chunk = pipe.recv()
@@ -251,6 +304,15 @@ def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent
             return
         for job in chunk:
             pipe.send(_answer(work, job))
+
+
+def _ready(pipe: _Pipe, setup: Callable[[], None] | None) -> None:
+    """A worker's setup, its memory capped after it, and what it warned of sent to the parent."""
+    with held() as warnings:
+        if setup is not None:
+            setup()
+    _limit_memory()
+    pipe.send(warnings)
 
 
 def _answer(work: Callable, job: object) -> tuple[bool, object]:
@@ -265,6 +327,14 @@ def _result(answer: tuple[bool, object]) -> object:
     """An _answer as `run` gives it: the result, or why there is none."""
     ok, result = answer
     return result if ok else Failed(f"failed to tag: {result} (skipped)")
+
+
+def _timed_out(limit: float) -> Failed:
+    return Failed(f"took over {limit:g} s to tag (skipped)", timed_out=True)
+
+
+def _crashed() -> Failed:
+    return Failed("crashed the parser (skipped)")
 
 
 def _die_with(parent: int) -> None:

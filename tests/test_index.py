@@ -45,7 +45,7 @@ def modules_imported(result: subprocess.CompletedProcess) -> set[str]:
 def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     """The warm CLI's usual answer is read from the index: its budget has no room for
     importing numpy, jinja2, tree-sitter, tiktoken or multiprocessing. (The first map after
-    a ranked one imports numpy while a child stamps the files: RepoMap._forked_stamps.)"""
+    a ranked one imports numpy and jinja2 while a child stamps the files: RepoMap._forked_stamps.)"""
     cache_dir = tmp_path / "cache"
     run("map", tree, "--cache-dir", cache_dir)  # ranked
     first = run("map", tree, "--cache-dir", cache_dir)

@@ -76,30 +76,38 @@ def test_a_kept_repomap_after_edits_equals_a_fresh_one(shop):
     assert edited == RepoMap(shop, tokens=300, use_cache=False).build(query="loyalty").text
 
 
-def test_stamps_taken_by_a_forked_child_equal_those_taken_here(shop, tmp_path, monkeypatch):
-    """After a ranked map the CLI's next one stamps the files in a forked child while it
-    imports numpy: the stamps and the tally are those this process takes, and the walk the
-    child made again (a folder was added) is stored, so the next process's walk is one stat
-    a folder."""
+def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_path, monkeypatch):
+    """After a ranked map the CLI's next one stamps the files, and tags those changed since,
+    in a forked child while it imports numpy: the stamps, the tally and the files' tags are
+    those this process makes, and the walk the child made again (a folder was added) is
+    stored, so the next process's walk is one stat a folder."""
     from repomap import api, discover, workers
 
     cache_dir = tmp_path / "cache"
-    RepoMap(shop, cache_dir=cache_dir)._stamps(None, [], discover.Tally())  # a walk stored
+    RepoMap(shop, cache_dir=cache_dir).scan(count_terms=False)  # tags and a walk stored
     (shop / "new").mkdir()
     (shop / "new" / "added.py").write_text("def added():\n    return 1\n")
+    cart = shop / "shop" / "cart.py"
+    cart.write_text(cart.read_text().replace("        return sum(", "        # grown\n        return sum("))
     for folder in (shop, shop / "new"):  # changed in the past: a listing of this clock tick is not kept
         os.utime(folder, (time.time() - 60, time.time() - 60))
     forks, forked = [], workers.forked
     monkeypatch.setattr(api, "_forks_cleanly", lambda: True)  # numpy is loaded in this process
-    monkeypatch.setattr(workers, "forked", lambda work, meanwhile: forks.append(1) or forked(work, meanwhile))
-    there = discover.Tally()
-    child = RepoMap(shop, cache_dir=cache_dir)._stamps(None, [], there, prefetch=True)
-    assert forks == [1] and "new/added.py" in child
+    monkeypatch.setattr(workers, "forked", lambda *args: forks.append(1) or forked(*args))
+    there, repo_map = discover.Tally(), RepoMap(shop, cache_dir=cache_dir)
+    stamps, tagged = repo_map._forked_stamps(there, False)
+    assert forks == [1] and "new/added.py" in stamps
+    assert sorted(job[1] for job in tagged) == ["new/added.py", "shop/cart.py"]
     fresh = RepoMap(shop, cache_dir=cache_dir)
     fresh._walker._restore_snapshot()
     assert fresh._walker._snapshot is not None and fresh._walker._snapshot.holds()
     here = discover.Tally()
-    assert (child, there.counts, there.ignored) == (fresh._stamps(None, [], here), here.counts, here.ignored)
+    assert (stamps, there.counts, there.ignored) == (fresh._stamps(None, [], here), here.counts, here.ignored)
+    scan = repo_map._scan(stamps, there, count_terms=False, tagged=tagged)
+    assert repo_map.indexer.changed == 2
+    uncached = RepoMap(shop, use_cache=False).scan(count_terms=False)
+    assert (scan.links, scan.views, scan.state) == (uncached.links, uncached.views, uncached.state)
+    assert {rel: info.defs for rel, info in scan.infos.items()} == {rel: info.defs for rel, info in uncached.infos.items()}
 
 
 def test_a_map_ranked_after_a_ranked_one_is_the_map_made_without_a_cache(shop, tmp_path):

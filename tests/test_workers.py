@@ -4,6 +4,7 @@ process, raises or exhausts memory is reported as failed and every other job sti
 import os
 import signal
 import time
+from functools import partial
 
 from conftest import run
 from repomap import errors, workers
@@ -56,6 +57,25 @@ def test_setup_runs_in_each_worker_outside_the_time_limit_and_the_parent_goes_on
         assert str(os.getpid()) not in value
     assert LOADED == [] and meanwhile == [os.getpid()]  # once, here
     assert capfd.readouterr().err == "repomap: warning: setup warns\n"  # here, once for both workers
+
+
+def test_a_forked_child_answers_then_does_its_jobs_till_one_fails(capfd):
+    """workers.forked: the child's first answer, then its jobs as a worker would do them, each
+    under the time limit, up to the first that crashes or hangs (the rest are the caller's)."""
+    meanwhile = []
+    setup = partial(errors.warn, "setup warns")
+    answer, done = workers.forked(lambda: ["a", "raise"], lambda first: ([*first, "crash", "b"], job, setup),
+                                  lambda: meanwhile.append(os.getpid()), 1.0)
+    assert answer == ["a", "raise"] and meanwhile == [os.getpid()]
+    assert done == [("a", "A"), ("raise", workers.Failed("failed to tag: ValueError: bad input (skipped)")),
+                    ("crash", workers.Failed("crashed the parser (skipped)"))]
+    assert capfd.readouterr().err == "repomap: warning: setup warns\n"
+    started = time.monotonic()
+    assert workers.forked(lambda: 1, lambda first: (["hang", "b"], job, None), lambda: None, 1.0) == \
+        (1, [("hang", workers.Failed("took over 1 s to tag (skipped)", timed_out=True))])
+    assert time.monotonic() - started < 30  # the child was not waited for
+    assert workers.forked(lambda: 1 / 0, lambda first: (["a"], job, None), lambda: None, 1.0) is None
+    assert workers.forked(lambda: 1, lambda first: 1 / 0, lambda: None, 1.0) == (1, [])
 
 
 def slow_tree(path):
