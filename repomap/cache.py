@@ -27,7 +27,12 @@ from .resources import resource_dir
 
 _PACKAGE = Path(__file__).resolve().parent
 
-KEEP_BLOBS = 16
+# Answers (blobs whose key holds a colon: "map:<digest>") kept, the last stored: a map is
+# stored for three states of the files (RepoMap.build), so about five maps. Blobs named
+# without one (a walk, the token counts, whether the last map was ranked) are kept till
+# replaced: counted among the last 16 of every blob, the walk that a map stores once was
+# let go after a few maps, and the next map listed every folder again.
+KEEP_ANSWERS = 16
 ARRAYS_MAGIC = b"repomap-arrays-1"
 SEAL = 16  # bytes of checksum before every stored value
 FETCH_ROWS = 256  # payload rows read per step under the lock, so other threads are not held up long
@@ -235,7 +240,7 @@ class Store:
             yield from rows
 
     def blob(self, key: str) -> bytes | None:
-        """A derived result stored under `key` (the last few are kept)."""
+        """A derived result stored under `key` (of answers, the last KEEP_ANSWERS are kept)."""
         row = self._one("SELECT value FROM blobs WHERE key = ?", key)
         return None if row is None else _unsealed(row[0])
 
@@ -247,8 +252,8 @@ class Store:
                 return
         self._write(lambda db: (
             db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, _sealed(value))),
-            db.execute(f"DELETE FROM blobs WHERE rowid NOT IN "
-                       f"(SELECT rowid FROM blobs ORDER BY rowid DESC LIMIT {KEEP_BLOBS})")))
+            db.execute(f"DELETE FROM blobs WHERE instr(key, ':') AND rowid NOT IN "
+                       f"(SELECT rowid FROM blobs WHERE instr(key, ':') ORDER BY rowid DESC LIMIT {KEEP_ANSWERS})")))
 
     def save_arrays(self, kind: str, arrays: dict, key: str = "") -> None:
         """Store named numpy arrays, made from what `key` names, in a file of their own beside

@@ -207,6 +207,25 @@ def test_a_result_too_large_for_a_row_is_not_stored_and_not_warned_about(tree, c
     assert capsys.readouterr().err == ""
 
 
+def test_only_the_last_answers_are_kept_and_named_blobs_are_kept_till_replaced(tree, tmp_path):
+    """Each map after an edit is stored for up to three states of the files; after many, the
+    last KEEP_ANSWERS answers are kept, and the walk and the note that the last map was
+    ranked still are: the next map neither lists every folder nor forgoes what it forks."""
+    from repomap import RepoMap
+
+    cache_dir, edited = tmp_path / "cache", next(tree.glob("*.py"))
+    for k in range(cache.KEEP_ANSWERS):
+        edited.write_text(edited.read_text() + f"\n\ndef grown_{k}():\n    return {k}\n")
+        repo_map = RepoMap(tree, cache_dir=cache_dir)
+        repo_map.build(reuse=True)
+        repo_map.close()
+    with sqlite3.connect(next(cache_dir.glob("*.sqlite"))) as db:
+        keys = [k for k, in db.execute("SELECT key FROM blobs")]
+    answers = [k for k in keys if k.startswith("map:")]
+    assert len(answers) == cache.KEEP_ANSWERS and len(keys) - len(answers) >= 4
+    assert {"last-map-ranked", "token-counts", "walk-True-snapshot", "walk-True-listings"} <= set(keys)
+
+
 def test_a_damaged_row_read_after_the_scan_is_tagged_again(tree, tmp_path):
     """Unchanged files' tags are read from the index when first used, after the scan took
     their stamps: a row found damaged then is tagged again from the file."""
