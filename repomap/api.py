@@ -256,12 +256,22 @@ class RepoMap:
         # a format that shows signature lines alone, by those as well. An edit that changes
         # neither (a literal, a comment, lines moved) leaves the map stored for them as the
         # map, unless it compared copies whose bodies changed: nothing is ranked or rendered.
+        # An edit that changes both but leaves the graph and its definitions as they were (a
+        # comment inside a function whose name is defined once) leaves the map stored for that
+        # graph (Edges.state) with these views: nothing is ranked or rendered either.
         by_view = not query.strip() and self.template is None and self.fmt in config.VIEW_FORMATS
-        state = f"{scan.links}:{scan.views}" if by_view else scan.state
-        if reuse and (saved := self._stored_map(state, request, compared=True)):
+        found = f"{scan.links}:{scan.views}" if by_view else scan.state
+        states = {stamped, found}  # what the map is stored for
+        saved = self._stored_map(found, request, compared=True) if reuse else None
+        graphed = reuse and by_view and not saved
+        if graphed:
+            found = f"{self._graph_state(scan)}:{scan.views}"
+            saved = None if found in states else self._stored_map(found, request, compared=True)
+            states.add(found)
+        if saved:
             saved.update(notes=scan.notes, ignored=tally.ignored)
-            self._save_map(saved, {stamped}, request)  # the same files next time read nothing
-            self._ranked(ranked_last, False)
+            self._save_map(saved, states - {found}, request)  # the same files next time read nothing
+            self._ranked(ranked_last, graphed)
             return _map_result(saved)
         from . import render
 
@@ -284,7 +294,7 @@ class RepoMap:
             self._ranked(ranked_last, True)
             compared = {p: self.indexer.digest(p) for p in sorted(renderer.compared)}
             self._save_map({"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
-                            "ignored": tally.ignored, "compared": compared}, {stamped, state}, request)
+                            "ignored": tally.ignored, "compared": compared}, states, request)
         return MapResult(text, used, order, ranked, scan.notes, shown_files, tally.ignored)
 
     def _ranked(self, before: bool, now: bool) -> None:
@@ -576,21 +586,22 @@ class RepoMap:
               mention_idents: Iterable[str] = (), query: str = "", budget: int | None = None
               ) -> tuple[RankedList, dict[str, float]]:
         """The ranking for a task, and each file's PageRank. It is made of the graph and the
-        task's signals, so it is kept (and stored) per task while no file changes what it
-        defines or references. An edit that changes neither (a literal, a comment between
-        definitions) then ranks nothing: a map of Django after one, 0.282 -> 0.262 s (medians
-        of 15 interleaved CLI runs). With a task text it is kept only in memory while no file
+        task's signals, so it is kept (and stored) per task while the graph and its
+        definitions are those of the same state (Edges.state). An edit that changes neither (a
+        literal, a comment between definitions, or inside a function whose name is defined
+        once) then ranks nothing: a map of Django after one, 0.282 -> 0.262 s (medians of 15
+        interleaved CLI runs). With a task text it is kept only in memory while no file
         changes at all (search steers it): the stored map answers the same request on the
         same files, and a kernel's ranking is 48 MB to write."""
         from . import graph
 
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
         asked = query.strip() != ""
-        task = [scan.state if asked else scan.links, sorted(filter(None, map(self._relative, focus))),
-                sorted((str(m), self._relative(m) or "") for m in mention_files),  # a mention may be a basename
-                mention_idents, query, (budget or self.tokens) if asked else None]
         edges = self._edges(scan)
         every = self._definitions(scan, edges)
+        task = [scan.state if asked else edges.state, sorted(filter(None, map(self._relative, focus))),
+                sorted((str(m), self._relative(m) or "") for m in mention_files),  # a mention may be a basename
+                mention_idents, query, (budget or self.tokens) if asked else None]
         stored = (None, None) if asked else (dict, lambda arrays: graph.RankedList.checked(arrays, every, edges))
         arrays = self._derived(  # numbers only: the Tags come from this scan's files
             "ranking", cache.content_hash(json.dumps(task).encode()),
@@ -662,6 +673,12 @@ class RepoMap:
 
         return self._derived("names", scan.links, made, words.Names.to_arrays, words.Names.from_arrays)
 
+    def _graph_state(self, scan: Scan) -> str:
+        """The state whose graph and definitions equal this scan's (Edges.state)."""
+        edges = self._edges(scan)
+        self._definitions(scan, edges)  # made with the graph, as ever: the next process updates them
+        return edges.state
+
     def _edges(self, scan: Scan) -> graph.Edges:
         """The reference graph of what the files define and reference: after an edit, the last
         one with the rows of the names whose parts the changed files changed joined again."""
@@ -672,9 +689,10 @@ class RepoMap:
             before = self._inputs_of(state)
             if before is None:
                 return None
-            return graph.updated_edges(last, before, after, self._secondary(scan, (last, before, after)))
+            return graph.updated_edges(last, before, after, self._secondary(scan, (last, before, after)), scan.links)
 
-        return self._derived("edges", scan.links, lambda: graph.build_edges(self._inputs(scan), self._secondary(scan)),
+        return self._derived("edges", scan.links,
+                             lambda: graph.build_edges(self._inputs(scan), self._secondary(scan), scan.links),
                              graph.Edges.to_arrays, graph.Edges.from_arrays, update)
 
     def _definitions(self, scan: Scan, edges: graph.Edges) -> graph.Definitions:

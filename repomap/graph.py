@@ -294,6 +294,10 @@ class Edges:
     external: np.ndarray  # per file: reference mass to names defined nowhere here
     ref_external: np.ndarray  # per reference of the Inputs it was made of, in their order: its part of that
     secondary: np.ndarray  # per file, whether it was ranked as secondary
+    # The state of the files (RepoMap: what they define and reference) whose graph and
+    # definitions these equal: its own, or after an edit that changed neither (a definition
+    # grew whose name is defined once), the last one's, so what was ranked for it still holds.
+    state: str
     # Made by updated_edges: which rows of the last graph were kept, and where the rows joined
     # again went among them (numpy.insert's places), for Definitions.updated. Not stored.
     joined_again: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
@@ -316,7 +320,7 @@ class Edges:
         made = "walk" not in self.__dict__
         arrays = {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight,
                   "external": self.external, "ref_external": self.ref_external, "secondary": self.secondary,
-                  "files": packed(self.files), "names": packed(self.names),
+                  "files": packed(self.files), "names": packed(self.names), "state": packed([self.state]),
                   "pairs": self.pairs, **{f"walk_{part.name}": getattr(self.walk, part.name) for part in fields(Walk)}}
         if made and self.joined_again is None:  # a whole graph's is let go once stored, till ranking asks:
             del self.__dict__["walk"]  # kept, it raised a cold kernel map's peak by 140 MB; one joined again
@@ -335,7 +339,7 @@ class Edges:
                 and within(pairs, len(src)) and walk.fits(len(files))):
             raise ValueError("stored graph damaged")
         edges = cls(files, names, src, dst, name, arrays["weight"], arrays["external"], arrays["ref_external"],
-                    arrays["secondary"])
+                    arrays["secondary"], unpacked(arrays["state"])[0])
         edges.__dict__.update(pairs=pairs, walk=walk)  # the cached properties, as made when stored
         return edges
 
@@ -486,23 +490,25 @@ def _merged(old: Sequence[str], new: list[str], known: dict[str, int]) -> tuple[
     return names, old_to, np.array([bisect_left(names, name) for name in new], dtype=np.int32)
 
 
-def build_edges(inputs: Inputs, secondary: set[str]) -> Edges:
+def build_edges(inputs: Inputs, secondary: set[str], state: str) -> Edges:
     """Join every file's references to the files defining the name, in numpy: a kernel-sized
-    graph has tens of millions of rows, too many for Python objects."""
+    graph has tens of millions of rows, too many for Python objects. `state`: that of the
+    files the inputs are (Edges.state)."""
     numbered = _Numbered.of(inputs)
     every = np.arange(len(numbered.ref_name))
     is_secondary = np.array([f in secondary for f in inputs.files], dtype=bool)
     rows, ref_external, external = _joined(numbered, _context(numbered, inputs.files, is_secondary), every,
                                            np.arange(len(numbered.def_name)))
-    return Edges(inputs.files, numbered.names, *rows, external, ref_external, is_secondary)
+    return Edges(inputs.files, numbered.names, *rows, external, ref_external, is_secondary, state)
 
 
-def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[str]) -> Edges | None:
-    """`edges`, the graph of `before`, made the graph of `after` by joining again only the
-    references to the names whose parts the changed files changed (_altered): every other
-    row, and every other reference's mass to names defined nowhere, stays as it is. Equal to
-    build_edges(after, secondary); None where the files, the graph's names or the secondary
-    files changed (then it is built)."""
+def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[str], state: str) -> Edges | None:
+    """`edges`, the graph of `before`, made the graph of `after` (of the files in `state`) by
+    joining again only the references to the names whose parts the changed files changed
+    (_altered): every other row, and every other reference's mass to names defined nowhere,
+    stays as it is. Equal to build_edges(after, secondary, state) but for Edges.state, kept
+    where neither the graph nor its definitions changed; None where the files, the graph's
+    names or the secondary files changed (then it is built)."""
     files = after.files
     is_secondary = np.array([f in secondary for f in files], dtype=bool)
     if not (before.files == files == edges.files and np.array_equal(is_secondary, edges.secondary)
@@ -530,6 +536,7 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
         # The rows joined again are the rows taken out (a definition grew: only weights move),
         # so they go back in their places: a kernel's graph is not laid out again.
         columns = [edges.src, edges.dst, edges.name, edges.weight.copy()]
+        moved = not np.array_equal(columns[3][gone], weight)
         columns[3][gone] = weight
         at = gone - np.arange(len(gone))
     else:
@@ -546,8 +553,11 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     ref_external[same] = edges.ref_external[np.flatnonzero(same) + start[same]]
     ref_external[refs] = joined
     order = _by_name_then_file(new.ref_name, ref_file, len(files))
-    made = Edges(files, edges.names, *columns, _summed(ref_file[order], ref_external[order], len(files)), ref_external,
-                 is_secondary, (kept, at))
+    external = _summed(ref_file[order], ref_external[order], len(files))
+    same = in_place and not moved and np.array_equal(external, edges.external) and \
+        np.array_equal(after.every_count, before.every_count) and np.array_equal(after.every_name, before.every_name)
+    made = Edges(files, edges.names, *columns, external, ref_external, is_secondary, edges.state if same else state,
+                 (kept, at))
     if in_place:  # the rows' files are where they were
         made.__dict__["pairs"] = edges.pairs
         if walk is not None and (walk := walk.reweighted(made, gone, edges.external)) is not None:

@@ -43,12 +43,14 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     the parts of the files changed since, the graph by joining again only the names those
     define or reference, and its definitions by finding those rows' slots, unless the graph's
     files or names changed; inputs, graph and definitions equal those made whole, and every
-    map, in a kept RepoMap and in a new one, a fresh map."""
+    map, in a kept RepoMap and in a new one, a fresh map. Where neither the graph nor its
+    definitions changed, they keep the last state, and nothing is ranked again."""
     from repomap import graph
     from repomap.api import RepoMap
 
     gathered, built = [], []
-    gather, build, define = graph.Inputs.of.__func__, graph.build_edges, graph.Definitions.of.__func__
+    gather, build, define, rank = graph.Inputs.of.__func__, graph.build_edges, graph.Definitions.of.__func__, graph.rank
+    monkeypatch.setattr(graph, "rank", lambda *args: built.append("ranking") or rank(*args))
     monkeypatch.setattr(graph.Inputs, "of", classmethod(
         lambda cls, infos, files: gathered.append(list(files)) or gather(cls, infos, files)))
     monkeypatch.setattr(graph, "build_edges", lambda *args: built.append("graph") or build(*args))
@@ -62,15 +64,16 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     def replace(old, new):
         return lambda: cart.write_text(cart.read_text().replace(old, new))
 
-    # (edit, graphs built anew, the names of the rows joined again and whether they went back
-    # in the places of the rows taken out, where the graph was joined again)
+    # (edit, graphs built anew, the names of the rows joined again, whether they went back in
+    # the places of the rows taken out, and whether the graph is the last one, where it was
+    # joined again)
     edits = [(replace("        return item", "        self.add(item)\n        return item"),
-              0, ({"Cart", "add"}, True)),  # a name called once more, its class grown: their rows alone, in place
+              0, ({"Cart", "add"}, True, False)),  # a name called once more, its class grown: their rows alone, in place
              # (the second RepoMap reads the graph stored)
              (replace("        return sum(", "        # gross, not net\n        return sum("),
-              0, ({"Cart", "total"}, True)),  # definitions grown by a line (a method and its class)
+              0, ({"Cart", "total"}, True, True)),  # definitions grown by a line (a method and its class), each defined once
              (replace("        return sum(", "        return _round_half_even(0) + sum("),
-              0, (None, False)),  # a name the file did not use: the rows of every name it uses, laid out anew
+              0, (None, False, False)),  # a name the file did not use: the rows of every name it uses, laid out anew
              (lambda: (shop / "shop" / "extra.py").write_text("def brand_new(cart):\n    return cart.total_price()\n"),
               1, None),  # new names: built anew
              (lambda: (shop / "shop" / "money.py").unlink(), 1, None)]  # a file gone: built anew
@@ -81,29 +84,57 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
         built.clear()
         kept.build()
         kept._storing.join()  # what it made is stored after it answers: the new RepoMap reads it
+        assert built == ["graph", "definitions"] * builds + ["ranking"] * (joined is None or not joined[2])
         maps = [kept.build().text, RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text]
         assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
-        assert built == ["graph", "definitions"] * builds
         scan = kept.scan()
         whole = gather(graph.Inputs, scan.infos, sorted(scan.infos))
         made = kept._inputs(scan).to_arrays()
         assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in whole.to_arrays().items())
-        edges, fresh = kept._edges(scan), build(whole, kept._secondary(scan))
+        edges, fresh = kept._edges(scan), build(whole, kept._secondary(scan), scan.links)
+        assert edges.state == (last.state if joined is not None and joined[2] else scan.links) != ""
         if joined is not None:
-            names, in_place = joined
+            names, in_place, _ = joined
             at = edges.joined_again[1]
             found = {edges.names[k] for k in edges.name[at + np.arange(len(at))].tolist()}
             assert found == names if names else "_round_half_even" in found
             assert (edges.src is last.src) == in_place
         for made, due in ((edges, fresh), (kept._definitions(scan, edges), define(graph.Definitions, fresh, whole))):
-            made = made.to_arrays()
-            assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in due.to_arrays().items())
+            made, due = made.to_arrays(), due.to_arrays()
+            made.pop("state", None), due.pop("state", None)
+            assert made.keys() == due.keys()
+            assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in due.items())
         assert maps == [RepoMap(shop, use_cache=False, tokens=300).build().text] * 2
     # A new process after an edit: the stored graph and inputs of the last state are joined again.
     cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item"))
     built.clear()
     text = RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text
-    assert not built and text == RepoMap(shop, use_cache=False, tokens=300).build().text
+    assert built == ["ranking"] and text == RepoMap(shop, use_cache=False, tokens=300).build().text
+
+
+def test_a_map_after_an_edit_that_leaves_the_graph_is_the_map_stored_for_it(shop, tmp_path, monkeypatch):
+    """A comment inside a method whose name, and its class's, are defined once grows them,
+    which changes what the file defines but neither the graph nor its definitions: the CLI's
+    next map (a new RepoMap that reuses stored maps) is the one stored for that graph, not
+    ranked or rendered, and still a fresh map. One that adds a call is ranked again."""
+    from repomap import graph, render
+    from repomap.api import RepoMap
+
+    cache_dir, cart = tmp_path / "cache", shop / "shop" / "cart.py"
+    RepoMap(shop, cache_dir=cache_dir, tokens=300).build(reuse=True)
+    made = []
+    rank, select = graph.rank, render.select
+    monkeypatch.setattr(graph, "rank", lambda *args: made.append("ranking") or rank(*args))
+    monkeypatch.setattr(render, "select", lambda *args: made.append("rendering") or select(*args))
+    for old, new, again in [("        return sum(", "        # gross, not net\n        return sum(", []),
+                            ("        return sum(", "        # twice\n        return sum(", []),
+                            ("        return item", "        self.add(item)\n        return item", ["ranking", "rendering"])]:
+        cart.write_text(cart.read_text().replace(old, new))
+        made.clear()
+        repo_map = RepoMap(shop, cache_dir=cache_dir, tokens=300)
+        text = repo_map.build(reuse=True).text
+        repo_map.close()
+        assert made == again and text == RepoMap(shop, use_cache=False, tokens=300).build().text
 
 
 @pytest.mark.parametrize("written", range(5))
