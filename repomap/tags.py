@@ -261,12 +261,19 @@ def _text(source: bytes, node: Node) -> str:
 def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str, kind: str,
                 body: Node | None, end: Node) -> Tag:
     """A definition tag from `node` to `end`, whose signature runs to the last non-blank byte
-    before its body, or without a body to the line of its name."""
+    before its body and the comments that open it (Python's block begins at its first
+    statement: a comment above that is the body's, not the signature's), or without a body
+    to the line of its name."""
     line = node.start_point[0] + 1
     body_byte = -1
+    opening: list[Node] = []  # comments between the signature and the body, last first
     if body is not None and node.start_byte < body.start_byte <= node.end_byte:
         body_byte = body.start_byte
-        sig_end = body_byte
+        before = body.prev_sibling
+        while before is not None and before.is_extra:
+            opening += [before] if "comment" in before.type else []
+            before = before.prev_sibling
+        sig_end = before.end_byte if before is not None and before.end_byte > node.start_byte else body_byte
         while sig_end > node.start_byte and source[sig_end - 1] in b" \t\r\n":
             sig_end -= 1
         sig_end_line = max(line, line + source.count(b"\n", node.start_byte, max(sig_end - 1, node.start_byte)))
@@ -274,7 +281,7 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
         sig_end_line = name_node.end_point[0] + 1
     head, comments = _attached(node)
     return Tag(path, line, "def", kind, name, end.end_point[0] + 1, node.start_byte, end.end_byte,
-               sig_end_line, body_byte, head_byte=head, doc=_doc(source, body, comments))
+               sig_end_line, body_byte, head_byte=head, doc=_doc(source, body, comments, opening[::-1]))
 
 
 # Haskell writes one function as a type signature and equations, each a node of its own: the
@@ -338,15 +345,17 @@ def _is_attachment(node: Node) -> bool:
 ELIXIR_ATTACHED = re.compile(rb"@(doc|spec|impl|deprecated|since)\b")
 
 
-def _doc(source: bytes, body: Node | None, comments: list[Node]) -> str:
-    """The first line of a Python docstring, else of the doc comment above the definition."""
+def _doc(source: bytes, body: Node | None, comments: list[Node], opening: list[Node]) -> str:
+    """The first line of a Python docstring, else of the doc comment above the definition,
+    else of the comments that open its body (where they are not the body's first child)."""
     if body is not None and body.named_child_count:
         first = body.named_children[0]
         if first.type == "expression_statement" and first.named_child_count:
             first = first.named_children[0]
         if first.type == "string":
             return _first_line(_text(source, first).strip("\"'rbuRBU \n"))
-    return _first_line("\n".join(_text(source, c) for c in comments))
+    return _first_line("\n".join(_text(source, c) for c in comments)) or \
+        _first_line("\n".join(_text(source, c) for c in opening))
 
 
 _COMMENT_MARKS = "/*!#-;(%<>| \t"

@@ -35,6 +35,24 @@ def test_signatures_bodies_docstrings_and_long_lines(tmp_path):
     assert "docstring" not in text and "append" not in text
 
 
+def test_comments_that_open_a_body_are_not_shown_and_are_its_doc(tmp_path):
+    """Python's block begins at its first statement, Ruby's after the comments that open it:
+    those comments are the body's (shown by search as the definition's doc where it has none),
+    not lines of its signature; a comment inside a signature still is one."""
+    (tmp_path / "m.py").write_text(
+        "class Cache:\n    # entries by key\n\n    def get(\n        self,\n        # the entry's key\n        key,\n"
+        "    ):\n        # a miss gives None\n        return self.entries.get(key)\n")
+    (tmp_path / "r.rb").write_text("def fetch(key)\n  # from the store\n  store[key]\nend\n")
+    assert run("map", tmp_path, "--tokens", "1000").stdout == (
+        "m.py:\n  class Cache:\n  ⋮\n      def get(\n          self,\n          # the entry's key\n          key,\n"
+        "      ):\n  ⋮\nr.rb:\n  def fetch(key)\n  ⋮\n")
+    from repomap import tags
+
+    found = tags.extract("m.py", (tmp_path / "m.py").read_bytes(), "python").tags
+    assert [(t.name, t.sig_end_line, t.doc) for t in found if t.role == "def"] == [
+        ("Cache", 1, "entries by key"), ("get", 8, "a miss gives None")]
+
+
 def test_nested_definitions_show_under_their_headers(tmp_path):
     (tmp_path / "a.rs").write_text(
         "pub struct S;\n\nimpl S {\n    pub fn new() -> Self {\n        S\n    }\n}\n")
