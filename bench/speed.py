@@ -52,17 +52,19 @@ for rel in discover.list_files(root):
 
 # A chat loop keeps one RepoMap: the next turn's map after an edit, timed inside the process,
 # for the first edit since it started and for the one after, at the end of the file, then
-# inside a body.
+# inside a body, then a call added.
 KEPT = """
 import sys, time
 from pathlib import Path
 from repomap import RepoMap
 sys.path.insert(0, sys.argv[6])
-from speed import at_end, in_body
+from speed import at_end, call_line, in_body
 repo = RepoMap(sys.argv[1], tokens=1024, cache_dir=sys.argv[2])
 repo.build()
 victim, line, comment = Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode()  # see body_line
-for edit in [lambda: at_end(victim)] * 2 + [lambda: in_body(victim, line, comment)] * 2:
+edits = [lambda: at_end(victim)] * 2 + [lambda: in_body(victim, line, comment)] * 2 + [
+    lambda: in_body(victim, *call_line(victim))] * 2 * (call_line(victim) is not None)
+for edit in edits:
     edit()
     started = time.perf_counter()
     repo.build()
@@ -208,6 +210,26 @@ def body_line(victim: Path) -> tuple[int, bytes] | None:
     return None if line is None else (line, b"# edited" if language == "python" else b"/* edited */")
 
 
+def call_line(victim: Path) -> tuple[int, bytes] | None:
+    """Where a call goes: after the signature of the file's first function or method with a
+    body of more lines than one, a call of a name defined nowhere, indented as the body's
+    first line. The file then references one more name: the graph changes, and the map is
+    ranked and rendered again, as after most of an agent's edits that add code. None if the
+    file has no such function."""
+    from repomap import tags
+
+    language = tags.language_for(victim.name)
+    source = victim.read_bytes()
+    found = tags.extract(victim.name, source, language)
+    line = next((t.sig_end_line for t in found.tags if t.role == "def" and t.kind in ("function", "method")
+                 and t.end_line > t.sig_end_line + 1), None)
+    if line is None:
+        return None
+    first = source.split(b"\n")[line]
+    indent = first[:len(first) - len(first.lstrip())]
+    return line, indent + (b"edited()" if language == "python" else b"edited();")
+
+
 def in_body(victim: Path, line: int, comment: bytes) -> None:
     lines = victim.read_bytes().split(b"\n")
     victim.write_bytes(b"\n".join([*lines[:line], comment, *lines[line:]]))
@@ -236,10 +258,15 @@ def bench(name: str, root: Path) -> None:
             median_of(lambda: measure(repomap, partial(at_end, victim))))
         row(f"one file edited in a body (median of {RUNS})",
             median_of(lambda: measure(repomap, partial(in_body, victim, line, comment))))
+        call = call_line(victim)
+        if call is not None:
+            row(f"one file edited, a call added (median of {RUNS})",
+                median_of(lambda: measure(repomap, partial(in_body, victim, *call))))
         _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim), str(line),
                                comment.decode(), str(HERE)])
         times = list(map(float, out.split()))
-        for label, took in zip(["at its end", "at its end again", "in a body", "in a body again"], times):
+        labels = ["at its end", "at its end again", "in a body", "in a body again", "a call added", "a call added again"]
+        for label, took in zip(labels, times):
             row(f"edited {label}, RepoMap kept", (took, rss, ""))
         search = [sys.executable, "-m", "repomap", "search", QUERIES[0], "--root", str(root),
                   "--cache-dir", str(cache_dir)]
