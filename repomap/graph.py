@@ -554,10 +554,10 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     ref_external[refs] = joined
     order = _by_name_then_file(new.ref_name, ref_file, len(files))
     external = _summed(ref_file[order], ref_external[order], len(files))
-    same = in_place and not moved and np.array_equal(external, edges.external) and \
+    unchanged = in_place and not moved and np.array_equal(external, edges.external) and \
         np.array_equal(after.every_count, before.every_count) and np.array_equal(after.every_name, before.every_name)
-    made = Edges(files, edges.names, *columns, external, ref_external, is_secondary, edges.state if same else state,
-                 (kept, at))
+    made = Edges(files, edges.names, *columns, external, ref_external, is_secondary,
+                 edges.state if unchanged else state, (kept, at))
     if in_place:  # the rows' files are where they were
         made.__dict__["pairs"] = edges.pairs
         if walk is not None and (walk := walk.reweighted(made, gone, edges.external)) is not None:

@@ -271,7 +271,8 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
         body_byte = body.start_byte
         before = body.prev_sibling
         while before is not None and before.is_extra:
-            opening += [before] if "comment" in before.type else []
+            if "comment" in before.type:
+                opening.append(before)
             before = before.prev_sibling
         sig_end = before.end_byte if before is not None and before.end_byte > node.start_byte else body_byte
         while sig_end > node.start_byte and source[sig_end - 1] in b" \t\r\n":
