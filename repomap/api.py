@@ -38,6 +38,11 @@ REBUILD_SHARE = 0.1
 ATTEMPTS = 3  # times a call is made while files change under it; by hand: each attempt is a whole call
 MEMO_KEY = "token-counts"
 RANKED_KEY = "last-map-ranked"  # b"1" where the last map the index answered was ranked, not stored
+# Maps a RepoMap that does not read the stored ones (build without `reuse`: a chat loop, the
+# MCP server) keeps in memory instead, each under up to three keys (RepoMap.build): the map
+# of files that did not change since, or changed only inside bodies, is not ranked or
+# rendered again. By hand: the last few turns' maps.
+KEPT_MAPS = 8
 MEMO_COUNTS = 4096  # line counts kept, the most recently used: Django's maps of 1,024 and 4,096 tokens use 423
 
 
@@ -125,10 +130,10 @@ def _forks_cleanly() -> bool:
     return "numpy" not in sys.modules and threading.active_count() == 1
 
 
-def _map_result(saved: dict) -> MapResult:
-    """A map as stored (RepoMap._save_map), with no ranking."""
-    return MapResult(saved["text"], saved["tokens"], saved["files"], [], saved["notes"], saved["shown"],
-                     saved["ignored"])
+def _map_result(saved: dict, ranked: Sequence[Ranked] = ()) -> MapResult:
+    """A map as stored (RepoMap._save_map), with this ranking."""
+    return MapResult(saved["text"], saved["tokens"], list(saved["files"]), ranked, dict(saved["notes"]),
+                     list(saved["shown"]), dict(saved["ignored"]))
 
 
 def _answer_key(kind: str, state: str, request: list) -> str:
@@ -198,6 +203,7 @@ class RepoMap:
         self._states: tuple[dict | None, str, str, str] = (None, "", "", "")  # the last scan's infos and digests
         self._lock = threading.RLock()
         self._made: list[tuple[str, dict, str]] = []  # structures made by this call, to store
+        self._maps: dict[str, dict] = {}  # maps made or found without `reuse`, by key, the last KEPT_MAPS
         self._storing: threading.Thread | None = None  # the thread storing the last ones made
 
     def close(self) -> None:
@@ -232,7 +238,9 @@ class RepoMap:
         where their ranks are close (render.steady), so a small edit does not move sections.
 
         With `reuse`, the same request on unchanged files is answered from the cache without
-        reading the index (then `ranked` is empty).
+        reading the index (then `ranked` is empty). Without it, maps are kept in memory
+        (KEPT_MAPS) instead of the index: the same request on files whose graph and views are
+        as they were is answered with the map made before and its ranking.
         """
         focus, mention_files = list(map(os.fspath, focus)), list(map(os.fspath, mention_files))  # Paths too
         mention_idents = sorted(mention_idents)
@@ -248,7 +256,7 @@ class RepoMap:
                    self.indexer.max_file_size, self.indexer.parse_timeout,  # the limits decide what is skipped
                    self.ignore, previous_order]
         stamped = self.indexer.state(stamps)
-        if reuse and (saved := self._stored_map(stamped, request)):
+        if reuse and (saved := self._stored_map(stamped, request, reuse)):
             self._ranked(ranked_last, False)
             return _map_result(saved)  # nothing changed: not even the index is read
         scan = self._scan(stamps, tally, self._load_rendering, count_terms, tagged)
@@ -261,18 +269,20 @@ class RepoMap:
         # graph (Edges.state) with these views: nothing is ranked or rendered either.
         by_view = not query.strip() and self.template is None and self.fmt in config.VIEW_FORMATS
         found = f"{scan.links}:{scan.views}" if by_view else scan.state
-        states = {stamped, found}  # what the map is stored for
-        saved = self._stored_map(found, request, compared=True) if reuse else None
-        graphed = reuse and by_view and not saved
+        states = {stamped, found} if reuse else {found}  # what the map is stored for
+        saved = self._stored_map(found, request, reuse, compared=True)
+        graphed = by_view and not saved
         if graphed:
             found = f"{self._graph_state(scan)}:{scan.views}"
-            saved = None if found in states else self._stored_map(found, request, compared=True)
+            saved = None if found in states else self._stored_map(found, request, reuse, compared=True)
             states.add(found)
         if saved:
             saved.update(notes=scan.notes, ignored=tally.ignored)
-            self._save_map(saved, states - {found}, request)  # the same files next time read nothing
-            self._ranked(ranked_last, graphed)
-            return _map_result(saved)
+            self._save_map(saved, states - {found}, request, reuse)  # the same files next time read nothing
+            if reuse:
+                self._ranked(ranked_last, graphed)
+                return _map_result(saved)
+            return _map_result(saved, self._rank(scan, focus, mention_files, mention_idents, query, budget)[0])
         from . import render
 
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query, budget)
@@ -292,10 +302,10 @@ class RepoMap:
         shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:
             self._ranked(ranked_last, True)
-            compared = {p: self.indexer.digest(p) for p in sorted(renderer.compared)}
-            self._save_map({"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
-                            "ignored": tally.ignored, "compared": compared}, states, request)
-        return MapResult(text, used, order, ranked, scan.notes, shown_files, tally.ignored)
+        compared = {p: self.indexer.digest(p) for p in sorted(renderer.compared)}
+        self._save_map({"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
+                        "ignored": tally.ignored, "compared": compared}, states, request, reuse)
+        return MapResult(text, used, list(order), ranked, dict(scan.notes), list(shown_files), dict(tally.ignored))
 
     def _ranked(self, before: bool, now: bool) -> None:
         """Note whether this map was ranked (the next one likely is too: an agent edits, then
@@ -334,13 +344,16 @@ class RepoMap:
             self._memo = tokens.Memo(known if valid else {})
         return self._memo
 
-    def _stored_map(self, state: str, request: list, compared: bool = False) -> dict | None:
-        """The map stored for `request` on files in `state` (as _save_map has it); with
-        `compared`, only if the files whose copies it compared (Renderer.once) have the
-        contents they had (after a refresh)."""
-        stored = self.indexer.store.blob(_answer_key("map", state, request))
+    def _stored_map(self, state: str, request: list, reuse: bool, compared: bool = False) -> dict | None:
+        """The map stored for `request` on files in `state` (as _save_map has it: in the index
+        with `reuse`, else in memory); with `compared`, only if the files whose copies it
+        compared (Renderer.once) have the contents they had (after a refresh)."""
+        where = _answer_key("map", state, request)
         try:
-            saved = json.loads(stored) if stored else None
+            saved = self._maps.get(where)
+            if reuse:
+                stored = self.indexer.store.blob(where)
+                saved = json.loads(stored) if stored else None
             shapes = {"text": str, "tokens": int, "files": list, "notes": dict, "shown": list, "ignored": dict,
                       "compared": dict}
             whole = all(isinstance(saved[key], kind) for key, kind in shapes.items())
@@ -349,9 +362,15 @@ class RepoMap:
             return None
         return saved if same else None
 
-    def _save_map(self, saved: dict, states: set[str], request: list) -> None:
-        for state in states:
-            self.indexer.store.save_blob(_answer_key("map", state, request), json.dumps(saved).encode())
+    def _save_map(self, saved: dict, states: set[str], request: list, reuse: bool) -> None:
+        for key in (_answer_key("map", state, request) for state in states):
+            if reuse:
+                self.indexer.store.save_blob(key, json.dumps(saved).encode())
+            else:
+                self._maps.pop(key, None)
+                self._maps[key] = saved
+                while len(self._maps) > KEPT_MAPS:
+                    del self._maps[next(iter(self._maps))]
 
     @_one_at_a_time
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:

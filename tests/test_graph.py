@@ -137,6 +137,35 @@ def test_a_map_after_an_edit_that_leaves_the_graph_is_the_map_stored_for_it(shop
         assert made == again and text == RepoMap(shop, use_cache=False, tokens=300).build().text
 
 
+def test_a_kept_repomap_keeps_its_maps_for_the_same_graph_and_views(shop, tmp_path, monkeypatch):
+    """A chat loop's RepoMap asks for the map each turn: with nothing changed, or after an edit
+    that leaves the graph and the signatures as they were, the map it made is its answer
+    (with its ranking), not ranked or rendered again; after an edit that adds a call it is
+    made again. Each answer equals a fresh RepoMap's, ranking included."""
+    from repomap import graph, render
+    from repomap.api import RepoMap
+
+    cart = shop / "shop" / "cart.py"
+    kept = RepoMap(shop, cache_dir=tmp_path / "cache", tokens=300)
+    kept.build()
+    made = []
+    rank, select = graph.rank, render.select
+    monkeypatch.setattr(graph, "rank", lambda *args: made.append("ranking") or rank(*args))
+    monkeypatch.setattr(render, "select", lambda *args: made.append("rendering") or select(*args))
+    for old, new, again in [("", "", []),
+                            ("        return sum(", "        # gross, not net\n        return sum(", []),
+                            ("        return item", "        self.add(item)\n        return item", ["ranking", "rendering"]),
+                            ("", "", [])]:
+        cart.write_text(cart.read_text().replace(old, new) if old else cart.read_text())
+        made.clear()
+        result = kept.build()
+        assert made == again
+        fresh = RepoMap(shop, use_cache=False, tokens=300).build()
+        assert (result.text, result.tokens, result.ranked_files, result.shown_files, result.notes) == \
+            (fresh.text, fresh.tokens, fresh.ranked_files, fresh.shown_files, fresh.notes)
+        assert [(r.score, r.tag) for r in result.ranked] == [(r.score, r.tag) for r in fresh.ranked]
+
+
 @pytest.mark.parametrize("written", range(5))
 def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop, tmp_path, monkeypatch, written):
     """After an edit, what a call made is stored in a thread once it has answered, last made
