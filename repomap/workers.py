@@ -11,6 +11,7 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -27,6 +28,12 @@ except ImportError:  # not on Windows: there only the time limit applies
 CHUNK = 32  # jobs handed to a worker at a time: fewer round trips, same time limit per job
 HEADROOM = 2 << 30  # bytes of address space a worker may add to what it had when it started
 PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size: the most an unprivileged process may ask for
+# Workers killed and not yet waited for: waiting as each is stopped took a kept RepoMap's
+# map after an edit 2-3 ms (a process as large as its parent takes that long to end). They
+# are waited for at the next run, or end with this process; a lock, so that no two threads
+# wait for one pid (a pid waited for may be given to the next child).
+_unreaped: list[int] = []
+_reaping = threading.Lock()
 
 
 @dataclass
@@ -87,6 +94,7 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
     if not hasattr(os, "fork"):
         yield from _here(work, jobs, setup, meanwhile)
         return
+    _reap()
     todo = deque(jobs)
     workers: list[_Worker] = []
     start = partial(_start, work, setup, workers)
@@ -123,6 +131,7 @@ def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Cal
     None where no process can be forked or first() failed."""
     if not hasattr(os, "fork"):
         return None
+    _reap()
     reading, writing = os.pipe()
     _widen(writing)
     parent = os.getpid()
@@ -155,11 +164,7 @@ def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Cal
             return None
         return answer, _done(pipe, limit)
     finally:
-        try:
-            os.kill(pid, signal.SIGKILL)  # it may still be on a job whose answer is not waited for
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
+        _kill(pid)  # it may still be on a job whose answer is not waited for
         os.close(reading)
 
 
@@ -283,12 +288,30 @@ def _replace(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers
 
 
 def _stop(worker: _Worker) -> None:
-    try:
-        os.kill(worker.pid, signal.SIGKILL)
-        os.waitpid(worker.pid, 0)
-    except (ProcessLookupError, ChildProcessError):  # reaped already
-        pass
+    _kill(worker.pid)
     worker.pipe.close()
+
+
+def _kill(pid: int) -> None:
+    """End a child, to be waited for later (_unreaped)."""
+    with _reaping:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # reaped already
+            return
+        _unreaped.append(pid)
+
+
+def _reap() -> None:
+    """Wait for the killed workers that have ended (_unreaped)."""
+    with _reaping:
+        for pid in list(_unreaped):
+            try:
+                ended = os.waitpid(pid, os.WNOHANG)[0] == pid
+            except ChildProcessError:  # reaped already
+                ended = True
+            if ended:
+                _unreaped.remove(pid)
 
 
 def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent: int) -> None:

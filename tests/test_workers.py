@@ -78,6 +78,21 @@ def test_a_forked_child_answers_then_does_its_jobs_till_one_fails(capfd):
     assert workers.forked(lambda: 1, lambda first: 1 / 0, lambda: None, 1.0) == (1, [])
 
 
+def test_stopped_workers_are_waited_for_by_the_next_run():
+    """A run kills its workers as it ends and leaves waiting for them to the next run (they
+    take a while to end): none is left a zombie for long, and the list stays short."""
+    earlier = set()
+    for _ in range(3):
+        assert dict(workers.run(job, ["a"], limit=5.0, processes=1)) == {"a": "A"}
+        assert len(workers._unreaped) <= 2
+        earlier |= set(workers._unreaped)
+        time.sleep(0.3)  # time to end
+    assert earlier
+    dict(workers.run(job, ["a"], limit=5.0, processes=1))
+    assert not earlier & set(workers._unreaped)
+    assert not [pid for pid in earlier if os.path.exists(f"/proc/{pid}")]
+
+
 def slow_tree(path):
     """Two small files and one that takes about a second to tag."""
     (path / "small.py").write_text("def small():\n    return 1\n")
