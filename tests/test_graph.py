@@ -112,20 +112,27 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     assert built == ["ranking"] and text == RepoMap(shop, use_cache=False, tokens=300).build().text
 
 
+def _maps_made(monkeypatch) -> list[str]:
+    """A list that gets "ranking" and "rendering" each time a map is ranked and rendered."""
+    from repomap import graph, render
+
+    made = []
+    rank, select = graph.rank, render.select
+    monkeypatch.setattr(graph, "rank", lambda *args: made.append("ranking") or rank(*args))
+    monkeypatch.setattr(render, "select", lambda *args: made.append("rendering") or select(*args))
+    return made
+
+
 def test_a_map_after_an_edit_that_leaves_the_graph_is_the_map_stored_for_it(shop, tmp_path, monkeypatch):
     """A comment inside a method whose name, and its class's, are defined once grows them,
     which changes what the file defines but neither the graph nor its definitions: the CLI's
     next map (a new RepoMap that reuses stored maps) is the one stored for that graph, not
     ranked or rendered, and still a fresh map. One that adds a call is ranked again."""
-    from repomap import graph, render
     from repomap.api import RepoMap
 
     cache_dir, cart = tmp_path / "cache", shop / "shop" / "cart.py"
     RepoMap(shop, cache_dir=cache_dir, tokens=300).build(reuse=True)
-    made = []
-    rank, select = graph.rank, render.select
-    monkeypatch.setattr(graph, "rank", lambda *args: made.append("ranking") or rank(*args))
-    monkeypatch.setattr(render, "select", lambda *args: made.append("rendering") or select(*args))
+    made = _maps_made(monkeypatch)
     for old, new, again in [("        return sum(", "        # gross, not net\n        return sum(", []),
                             ("        return sum(", "        # twice\n        return sum(", []),
                             ("        return item", "        self.add(item)\n        return item", ["ranking", "rendering"])]:
@@ -142,16 +149,12 @@ def test_a_kept_repomap_keeps_its_maps_for_the_same_graph_and_views(shop, tmp_pa
     that leaves the graph and the signatures as they were, the map it made is its answer
     (with its ranking), not ranked or rendered again; after an edit that adds a call it is
     made again. Each answer equals a fresh RepoMap's, ranking included."""
-    from repomap import graph, render
     from repomap.api import RepoMap
 
     cart = shop / "shop" / "cart.py"
     kept = RepoMap(shop, cache_dir=tmp_path / "cache", tokens=300)
     kept.build()
-    made = []
-    rank, select = graph.rank, render.select
-    monkeypatch.setattr(graph, "rank", lambda *args: made.append("ranking") or rank(*args))
-    monkeypatch.setattr(render, "select", lambda *args: made.append("rendering") or select(*args))
+    made = _maps_made(monkeypatch)
     for old, new, again in [("", "", []),
                             ("        return sum(", "        # gross, not net\n        return sum(", []),
                             ("        return item", "        self.add(item)\n        return item", ["ranking", "rendering"]),
