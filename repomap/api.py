@@ -39,7 +39,7 @@ ATTEMPTS = 3  # times a call is made while files change under it; by hand: each 
 MEMO_KEY = "token-counts"
 RANKED_KEY = "last-map-ranked"  # b"1" where the last map the index answered was ranked, not stored
 # Maps a RepoMap that does not read the stored ones (build without `reuse`: a chat loop, the
-# MCP server) keeps in memory instead, each under up to three keys (RepoMap.build): the map
+# MCP server) keeps in memory instead, each under up to two keys (RepoMap.build): the map
 # of files that did not change since, or changed only inside bodies, is not ranked or
 # rendered again. By hand: the last few turns' maps.
 KEPT_MAPS = 8
@@ -559,12 +559,12 @@ class RepoMap:
 
     def _forked_stamps(self, tally: discover.Tally, count_terms: bool
                        ) -> tuple[dict[str, tuple[int, int]], dict[tuple, object]] | None:
-        """Every file listed and stamped, and the few changed since they were tagged tagged again,
-        by a forked child while this process imports what ranking and rendering need (the last
-        map was ranked: an agent edits, then asks again): the stamps, and the child's answers
-        to the tagging jobs (Indexer.pretagging). A thread could not stamp: each stat would
-        wait for the GIL the imports hold; and a tagging worker would start only once the
-        stamps are compared. A Django map after an edit inside a body: 0.340 -> 0.311 and
+        """Every file listed and stamped by a forked child, which then tags anew the few changed
+        since the index last tagged them, while this process imports what ranking and rendering
+        need (the last map was ranked: an agent edits, then asks again): the stamps, and the
+        child's answers to the tagging jobs (Indexer.pretagging). A thread could not stamp: each
+        stat would wait for the GIL the imports hold; and a tagging worker would start only once
+        the stamps are compared. A Django map after an edit inside a body: 0.340 -> 0.311 and
         0.355 -> 0.331 s (medians of 21 runs interleaved with the child stamping alone, this VM
         at its slowest), as that had made it 0.259 -> 0.224 s. None where the child failed or
         cannot be forked cleanly."""
