@@ -211,22 +211,24 @@ def body_line(victim: Path) -> tuple[int, bytes] | None:
 
 
 def call_line(victim: Path) -> tuple[int, bytes] | None:
-    """Where a call goes: after the signature of the file's first function or method with a
-    body of more lines than one, a call of a name defined nowhere, indented as the body's
-    first line. The file then references one more name: the graph changes, and the map is
-    ranked and rendered again, as after most of an agent's edits that add code. None if the
-    file has no such function."""
+    """Where a call goes: at the start of the body of the file's first function or method with a
+    body of more lines than one (before its first statement in Python, after the line of its
+    opening brace elsewhere), a call of a name defined nowhere, indented as the line after it.
+    The file then references one more name: the graph changes, and the map is ranked and
+    rendered again, as after most of an agent's edits that add code. None if the file has no
+    such function."""
     from repomap import tags
 
     language = tags.language_for(victim.name)
     source = victim.read_bytes()
     found = tags.extract(victim.name, source, language)
-    line = next((t.sig_end_line for t in found.tags if t.role == "def" and t.kind in ("function", "method")
-                 and t.end_line > t.sig_end_line + 1), None)
-    if line is None:
+    body = next((t.body_byte for t in found.tags if t.role == "def" and t.kind in ("function", "method")
+                 and t.body_byte >= 0 and t.end_line > t.sig_end_line + 1), None)
+    if body is None:
         return None
-    first = source.split(b"\n")[line]
-    indent = first[:len(first) - len(first.lstrip())]
+    line = source.count(b"\n", 0, body) + (0 if language == "python" else 1)  # the line the call goes after
+    following = source.split(b"\n")[line]
+    indent = following[:len(following) - len(following.lstrip())]
     return line, indent + (b"edited()" if language == "python" else b"edited();")
 
 
