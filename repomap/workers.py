@@ -135,25 +135,18 @@ def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Cal
     reading, writing = os.pipe()
     _widen(writing)
     parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:  # the child: it never returns into the caller's code
-        status = 1
-        try:
-            os.close(reading)
-            pipe = _Pipe(-1, writing)
-            answer = first()
-            pipe.send(answer)
-            jobs, work, setup = then(answer)
-            pipe.send(jobs)
-            if jobs:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-                _die_with(parent)
-                _ready(pipe, setup)
-                for job in jobs:
-                    pipe.send(_answer(work, job))
-            status = 0
-        finally:
-            os._exit(status)
+
+    def child() -> None:
+        os.close(reading)
+        pipe = _Pipe(-1, writing)
+        answer = first()
+        pipe.send(answer)
+        jobs, work, setup = then(answer)
+        pipe.send(jobs)
+        if jobs:
+            _serve(pipe, work, setup, parent, [jobs])
+
+    pid = _fork(child)
     os.close(writing)
     pipe = _Pipe(reading, -1)
     try:
@@ -249,18 +242,15 @@ def _start(work: Callable, setup: Callable[[], None] | None, workers: list[_Work
     jobs_read, jobs_write = os.pipe()
     answers_read, answers_write = os.pipe()
     parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:  # the worker: it never returns into the caller's code
-        status = 1
-        try:
-            os.close(jobs_write)
-            os.close(answers_read)
-            for other in workers:  # the others' ends: a worker's jobs end when this process closes them
-                other.pipe.close()
-            _serve(_Pipe(jobs_read, answers_write), work, setup, parent)
-            status = 0
-        finally:
-            os._exit(status)
+
+    def child() -> None:
+        os.close(jobs_write)
+        os.close(answers_read)
+        for other in workers:  # the others' ends: a worker's jobs end when this process closes them
+            other.pipe.close()
+        _serve(_Pipe(jobs_read, answers_write), work, setup, parent)
+
+    pid = _fork(child)
     os.close(jobs_read)
     os.close(answers_write)
     return _Worker(pid, _Pipe(answers_read, jobs_write))
@@ -314,28 +304,44 @@ def _reap() -> None:
                 _unreaped.remove(pid)
 
 
-def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent: int) -> None:
-    """A worker's loop: answer each job of each chunk as it finishes, until the parent closes
-    the pipe or dies."""
+def _fork(child: Callable[[], None]) -> int:
+    """A forked process that runs child() and exits (1 if it raised): it never returns into
+    the caller's code."""
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            child()
+            status = 0
+        finally:
+            os._exit(status)
+    return pid
+
+
+def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent: int,
+           chunks: Iterable[list] | None = None) -> None:
+    """A worker: its setup (its memory capped after it, what it warned of sent first), then
+    each job of each chunk answered as it finishes: the chunks given, else those the parent
+    sends until it closes the pipe or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with(parent)
-    _ready(pipe, setup)
-    while True:
-        try:
-            chunk = pipe.recv()
-        except EOFError:
-            return
-        for job in chunk:
-            pipe.send(_answer(work, job))
-
-
-def _ready(pipe: _Pipe, setup: Callable[[], None] | None) -> None:
-    """A worker's setup, its memory capped after it, and what it warned of sent to the parent."""
     with held() as warnings:
         if setup is not None:
             setup()
     _limit_memory()
     pipe.send(warnings)
+    for chunk in _received(pipe) if chunks is None else chunks:
+        for job in chunk:
+            pipe.send(_answer(work, job))
+
+
+def _received(pipe: _Pipe) -> Iterator[object]:
+    """What the other end sends, until it closes the pipe."""
+    while True:
+        try:
+            yield pipe.recv()
+        except EOFError:
+            return
 
 
 def _answer(work: Callable, job: object) -> tuple[bool, object]:
