@@ -93,9 +93,7 @@ class Definitions:
         again from the one of `before` (updated_edges): where every file defines the names it
         did, in the same order, only the rows joined again look for their slots. Equal to
         Definitions.of(edges, after); None where that does not hold."""
-        if edges.joined_again is None or not (
-                after.names is before.names and np.array_equal(after.every_count, before.every_count)
-                and np.array_equal(after.every_name, before.every_name)):
+        if edges.joined_again is None or not _same_definitions(before, after):
             return None
         kept, at = edges.joined_again
         width = max(len(edges.names), 1)
@@ -148,6 +146,13 @@ class Definitions:
                 and within(arrays["row_target"], len(file) + 2)):
             raise ValueError("stored definitions damaged")
         return cls(file, name, text, first, target, arrays["row_target"])
+
+
+def _same_definitions(before: Inputs, after: Inputs) -> bool:
+    """Whether every file defines the names it did, local ones too, in the same order: then
+    the graph's definitions are those of `before` but for the slots of rows joined again."""
+    return after.names is before.names and np.array_equal(after.every_count, before.every_count) \
+        and np.array_equal(after.every_name, before.every_name)
 
 
 def _slots(keys: np.ndarray, dst: np.ndarray, name: np.ndarray, width: int) -> np.ndarray:
@@ -554,8 +559,7 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     ref_external[refs] = joined
     order = _by_name_then_file(new.ref_name, ref_file, len(files))
     external = _summed(ref_file[order], ref_external[order], len(files))
-    unchanged = in_place and not moved and np.array_equal(external, edges.external) and \
-        np.array_equal(after.every_count, before.every_count) and np.array_equal(after.every_name, before.every_name)
+    unchanged = in_place and not moved and np.array_equal(external, edges.external) and _same_definitions(before, after)
     made = Edges(files, edges.names, *columns, external, ref_external, is_secondary,
                  edges.state if unchanged else state, (kept, at))
     if in_place:  # the rows' files are where they were
