@@ -302,10 +302,10 @@ class RepoMap:
         shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:
             self._ranked(ranked_last, True)
-        compared = {p: self.indexer.digest(p) for p in sorted(renderer.compared)}
-        self._save_map({"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
-                        "ignored": tally.ignored, "compared": compared}, states, request, reuse)
-        return MapResult(text, used, list(order), ranked, dict(scan.notes), list(shown_files), dict(tally.ignored))
+        made = {"text": text, "tokens": used, "files": order, "notes": scan.notes, "shown": shown_files,
+                "ignored": tally.ignored, "compared": {p: self.indexer.digest(p) for p in sorted(renderer.compared)}}
+        self._save_map(made, states, request, reuse)
+        return _map_result(made, ranked)
 
     def _ranked(self, before: bool, now: bool) -> None:
         """Note whether this map was ranked (the next one likely is too: an agent edits, then
