@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from . import cache, config, discover, memory, retrieve, tags, tokens, words
+from . import cache, config, discover, memory, retrieve, tags, tokens, watch, words
 from .config import DEFAULTS
 from .errors import Changed, NotFound, RepoMapError
 from .index import FileInfo, Indexer
@@ -200,6 +200,7 @@ class RepoMap:
         walk = f"walk-{ignore}"  # the last walk, checked by a stat a folder on the next one
         self._walker = discover.Walker(lambda part: self.indexer.store.blob(f"{walk}-{part}"),
                                        lambda part, data: self.indexer.store.save_blob(f"{walk}-{part}", data))
+        self._watch = watch.Watch(str(self.root))
         self._states: tuple[dict | None, str, str, str] = (None, "", "", "")  # the last scan's infos and digests
         self._lock = threading.RLock()
         self._made: list[tuple[str, dict, str]] = []  # structures made by this call, to store
@@ -213,6 +214,7 @@ class RepoMap:
             if self._storing is not None:
                 self._storing.join()
             self.indexer.store.close()
+            self._watch.close()
 
     def get_repo_map(self, chat_files: Iterable[str] = (), other_files: Iterable[str] | None = None,
                      mentioned_fnames: Iterable[str] = (), mentioned_idents: Iterable[str] = (),
@@ -550,12 +552,23 @@ class RepoMap:
                 ) -> dict[str, tuple[int, int]]:
         """(size, change stamp) of each wanted file."""
         if other_files is None:
-            return self._listed_stamps(tally, self._walker)
+            return self._watched_stamps(tally)
         return self._stamps_of(sorted({self._relative(p) for p in [*extra, *other_files]} - {None}), tally)
 
-    def _listed_stamps(self, tally: discover.Tally, walker: discover.Walker) -> dict[str, tuple[int, int]]:
-        """The stamps of every wanted file the repository lists."""
-        return self._stamps_of(discover.list_files(self.root, tally, self.ignore, walker), tally)
+    def _listed_stamps(self, tally: discover.Tally, walker: discover.Walker, quiet: watch.Quiet | None = None
+                       ) -> dict[str, tuple[int, int]]:
+        """The stamps of every wanted file the repository lists; with `quiet`, the folders and
+        files it vouches for are not looked at again (the last look's stamps are theirs)."""
+        files = discover.list_files(self.root, tally, self.ignore, walker, quiet)
+        return self._stamps_of(files, tally, (self._watch.stamps, quiet) if quiet is not None else None)
+
+    def _watched_stamps(self, tally: discover.Tally) -> dict[str, tuple[int, int]]:
+        """_listed_stamps, looking only where the watch saw a change since the last look (watch.py)."""
+        stamps = self._listed_stamps(tally, self._walker, self._watch.begin())
+        root = str(self.root)
+        folders = {f"{root}/{folder}" if folder else root for folder in {rel.rpartition("/")[0] for rel in stamps}}
+        self._watch.end(folders | self._walker.folders(), stamps)
+        return stamps
 
     def _forked_stamps(self, tally: discover.Tally, count_terms: bool
                        ) -> tuple[dict[str, tuple[int, int]], dict[tuple, object]] | None:
@@ -588,10 +601,11 @@ class RepoMap:
         self._walker.save(stored)
         return stamps, dict(tagged)
 
-    def _stamps_of(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
+    def _stamps_of(self, candidates: list[str], tally: discover.Tally,
+                   since: tuple[dict[str, tuple[int, int]], watch.Quiet] | None = None) -> dict[str, tuple[int, int]]:
         if self.include or self.exclude or self.hide_secondary:  # else every file is wanted: no call each
             candidates = [c for c in candidates if self._wanted(c)]
-        return self.indexer.stamps(candidates, tally)
+        return self.indexer.stamps(candidates, tally, since)
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
               meanwhile: Callable[[], None] | None = None, count_terms: bool = True,

@@ -11,9 +11,12 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from .config import DEFAULTS
+
+if TYPE_CHECKING:
+    from .watch import Quiet
 
 LONG_LINE = 1000
 SECONDARY_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__", "vendor", "vendored",
@@ -122,17 +125,17 @@ def _glob(pattern: str) -> re.Pattern:
     return re.compile(("" if anchored else "(?:.*/)?") + _glob_regex(pattern.strip("/")))
 
 
-def list_files(root: Path, tally: Tally | None = None, ignore: bool = True, walker: Walker | None = None
-               ) -> list[str]:
+def list_files(root: Path, tally: Tally | None = None, ignore: bool = True, walker: Walker | None = None,
+               quiet: Quiet | None = None) -> list[str]:
     """Repository-relative paths (with /), sorted: git's tracked and untracked-not-ignored
     files in a work tree, else (also for a folder that git ignores) a walk that honours
     .gitignore files (counting in `tally` what each rule hid), less the files of virtual
     environments; with `ignore` false, a walk that lists everything but .git. A `walker` kept
-    between calls walks again cheaply."""
+    between calls walks again cheaply, and without a stat of the folders `quiet` vouches for."""
     tally = tally or Tally()
     listed = _git_files(root) if ignore else None
     if not listed:
-        listed = (walker or Walker()).walk(root, tally, ignore)
+        listed = (walker or Walker()).walk(root, tally, ignore, quiet)
     if ignore:
         listed = _outside_environments(listed, tally)
     return sorted(set(listed))
@@ -232,12 +235,14 @@ class _Listed:
     hidden: list[str]  # for each entry a rule hid, that rule
     folders: list[tuple[str, str]]  # (path, relative path/) of each folder to visit
 
-    def holds(self, folder: str, stamp: int, above: tuple[Ignore, ...]) -> bool:
+    def holds(self, folder: str, stamp: int, above: tuple[Ignore, ...], quiet: Quiet | None) -> bool:
         """Whether this listing is still the folder's, now that it has this modification time
         and these rules from above (the very same objects: a changed .gitignore is a new one)."""
+        ignore = os.path.join(folder, ".gitignore") if self.ignore else None
         return self.stamp == stamp != -1 and len(self.above) == len(above) \
             and all(a is b for a, b in zip(self.above, above)) \
-            and self.ignore_stamp == _stamp(os.path.join(folder, ".gitignore") if self.ignore else None)
+            and (ignore is not None and quiet is not None and quiet.file(ignore)
+                 or self.ignore_stamp == _stamp(ignore))
 
 
 class Walker:
@@ -276,9 +281,10 @@ class Walker:
         if self._load is not None and self._snapshot is None:  # the first walk: the stored snapshot
             self._snapshot = Snapshot.restored(self._load("snapshot"))
 
-    def walk(self, root: Path, tally: Tally, ignore: bool) -> list[str]:
+    def walk(self, root: Path, tally: Tally, ignore: bool, quiet: Quiet | None = None) -> list[str]:
+        """The files found, with `quiet`'s folders and files not looked at again."""
         self._restore_snapshot()
-        if self._snapshot is not None and self._snapshot.holds():
+        if self._snapshot is not None and self._snapshot.holds(quiet):
             return self._snapshot.found(tally)
         if self._load is not None:
             self._listed = _restored(self._load("listings"), str(root))
@@ -289,7 +295,7 @@ class Walker:
         seen: dict[str, _Listed] = {}
 
         def visit(folder: str, rel: str) -> None:
-            listed = self._listing(folder, rel, rules, ignore)
+            listed = self._listing(folder, rel, rules, ignore, quiet)
             seen[folder] = listed
             found.extend(listed.files)
             for rule in listed.hidden:
@@ -310,14 +316,19 @@ class Walker:
             self._save("snapshot", self._snapshot.stored() if self._snapshot else b"")
         return found
 
-    def _listing(self, folder: str, rel: str, rules: list[Ignore], ignore: bool) -> _Listed:
+    def folders(self) -> set[str]:
+        """The folders the last walk looked at."""
+        return set(self._snapshot.folders if self._snapshot is not None else self._listed)
+
+    def _listing(self, folder: str, rel: str, rules: list[Ignore], ignore: bool, quiet: Quiet | None) -> _Listed:
         above = tuple(rules)
+        known = self._listed.get(folder)
         try:
-            stamp = os.stat(folder).st_mtime_ns
+            stamp = known.stamp if known is not None and known.stamp != -1 and quiet is not None \
+                and quiet.folder(folder) else os.stat(folder).st_mtime_ns
         except OSError:
             stamp = -1
-        known = self._listed.get(folder)
-        if known is not None and known.holds(folder, stamp, above):
+        if known is not None and known.holds(folder, stamp, above, quiet):
             return known
         try:
             entries = list(os.scandir(folder))  # unsorted: the list is sorted once at the end
@@ -369,10 +380,15 @@ class Snapshot:
                    {os.path.join(folder, ".gitignore"): entry.ignore_stamp
                     for folder, entry in listed.items() if entry.ignore is not None}, list(files), hidden)
 
-    def holds(self) -> bool:
+    def holds(self, quiet: Quiet | None = None) -> bool:
+        """Whether no folder or .gitignore changed: those `quiet` vouches for are not looked at."""
         try:
-            return all(os.stat(folder).st_mtime_ns == stamp for folder, stamp in self.folders.items()) \
-                and all(_stamp(path) == stamp for path, stamp in self.ignores.items())
+            if quiet is None:
+                return all(os.stat(folder).st_mtime_ns == stamp for folder, stamp in self.folders.items()) \
+                    and all(_stamp(path) == stamp for path, stamp in self.ignores.items())
+            return all(quiet.folder(folder) or os.stat(folder).st_mtime_ns == stamp
+                       for folder, stamp in self.folders.items()) \
+                and all(quiet.file(path) or _stamp(path) == stamp for path, stamp in self.ignores.items())
         except OSError:
             return False
 

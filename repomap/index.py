@@ -14,12 +14,15 @@ from functools import partial
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from . import cache, discover, memory, tags
 from .config import DEFAULTS
 from .errors import Changed
 from .tags import Tag
+
+if TYPE_CHECKING:
+    from .watch import Quiet
 
 PAYLOAD_VERSION = 8
 SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
@@ -132,9 +135,13 @@ class Indexer:
         self.changed = 0  # files the last refresh had to read again
         self._last: tuple[dict, dict[str, FileInfo], list[str]] | None = None  # the last refresh: stamps, answer, notes
 
-    def stamps(self, candidates: list[str], tally: discover.Tally) -> dict[str, tuple[int, int]]:
-        """(size, change stamp) of each candidate in a language we tag; counts the others in `tally`."""
+    def stamps(self, candidates: list[str], tally: discover.Tally,
+               since: tuple[dict[str, tuple[int, int]], Quiet] | None = None) -> dict[str, tuple[int, int]]:
+        """(size, change stamp) of each candidate in a language we tag; counts the others in `tally`.
+        `since`: the last look's stamps, and what the events since leave as it found them
+        (watch.Quiet): those files keep their stamps, unstatted."""
         stamps, other = {}, 0
+        last, quiet = since or ({}, None)
         root = str(self.root) + os.sep
         for rel in candidates:
             if tags.language_for(rel) is None:
@@ -142,6 +149,9 @@ class Indexer:
                 continue
             if not rel.isascii() and not _utf8(rel):  # bytes git or the OS gave us: no ID or output can hold it
                 tally.add("names not UTF-8")
+                continue
+            if (stamp := last.get(rel)) is not None and quiet.file(root + rel):
+                stamps[rel] = stamp
                 continue
             try:
                 info = os.stat(root + rel)

@@ -63,3 +63,12 @@ def damage_column(path: Path, name: str) -> None:
     start = head + offset
     end = start + length * int(dtype[-1])
     path.write_bytes(whole[:start] + b"\x7f" * (end - start) + whole[end:])
+
+
+def age(root, seconds=3600):
+    """Every folder and file of the tree as if last changed `seconds` ago: a listing is only
+    trusted once its folder is older than a clock tick (discover.RACY_NS)."""
+    for folder, names, files in os.walk(root):
+        for path in [folder, *(os.path.join(folder, name) for name in files)]:
+            then = os.stat(path).st_mtime_ns - seconds * 10**9
+            os.utime(path, ns=(then, then))

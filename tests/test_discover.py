@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import git_init, run
+from conftest import age, git_init, run
 from repomap.discover import Tally, Walker, glob_match, list_files
 
 IGNORE = """# build output
@@ -94,15 +94,6 @@ def test_walk_agrees_with_git_where_name_and_path_lines_mix(tmp_path):
     assert walked == listed
     assert {"src/keep.gen", "docs/y.txt", "lib/z.gen"} <= set(walked)  # a later line of the other kind won
     assert not {"keep.gen", "src/a.gen", "docs/x.gen", "lib/z.txt", "out/o.txt", "t/cache/c.py"} & set(walked)
-
-
-def age(root, seconds=3600):
-    """Every folder and file of the tree as if last changed `seconds` ago: a listing is only
-    trusted once its folder is older than a clock tick (discover.RACY_NS)."""
-    for folder, names, files in os.walk(root):
-        for path in [folder, *(os.path.join(folder, name) for name in files)]:
-            then = os.stat(path).st_mtime_ns - seconds * 10**9
-            os.utime(path, ns=(then, then))
 
 
 def listing(monkeypatch):

@@ -1,0 +1,100 @@
+"""A RepoMap kept between calls looks only where Linux said something changed (watch.py)."""
+
+import os
+import shutil
+
+import pytest
+
+from conftest import age
+from repomap import RepoMap, watch
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not os.path.exists("/proc/self"),
+                                reason="inotify is Linux's")
+
+
+def stats(monkeypatch) -> list[str]:
+    """The paths os.stat is asked about from here on."""
+    asked = []
+    stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: asked.append(str(path)) or stat(path, *a, **k))
+    return asked
+
+
+def watched(shop) -> RepoMap:
+    """A RepoMap looked at three times: the second look starts the watch, the third is
+    watched throughout, so the next trusts it."""
+    age(shop)  # else each folder's listing is not trusted either (discover.RACY_NS)
+    kept = RepoMap(shop, tokens=4000, use_cache=False)
+    for _ in range(3):
+        kept.build()
+    if not kept._watch._trusted:
+        pytest.skip("no inotify on this file system")
+    return kept
+
+
+def test_a_watched_repomap_sees_every_change_a_fresh_one_sees(shop, monkeypatch):
+    kept = watched(shop)
+
+    def same_as_fresh():
+        text = kept.build().text
+        assert text == RepoMap(shop, tokens=4000, use_cache=False).build().text
+        return text
+
+    same_as_fresh()
+    money, cart = shop / "shop" / "money.py", shop / "shop" / "cart.py"
+
+    money.write_text(money.read_text() + "\n\ndef in_place_edit():\n    return 1\n")
+    asked = stats(monkeypatch)
+    kept.build()
+    monkeypatch.undo()
+    assert str(kept.root / "shop" / "money.py") in asked
+    assert not set(asked) & {str(kept.root / "shop" / "cart.py"), str(kept.root / "shop")}
+    assert "def in_place_edit():" in same_as_fresh()
+
+    os.utime(cart, ns=(1, 1))  # touched: its stamp moves, its map does not
+    same_as_fresh()
+    (shop / "shop" / "added.py").write_text("def added_helper():\n    return 2\n")
+    assert "def added_helper():" in same_as_fresh()
+    (shop / "shop" / "added.py").rename(shop / "shop" / "renamed.py")
+    assert "shop/renamed.py:" in same_as_fresh()
+    (shop / "svc" / "store.go").unlink()
+    assert "svc/store.go" not in same_as_fresh()
+    saved = shop / "shop" / ".item.py.swp"  # an editor's save: a new file renamed over the old
+    saved.write_text((shop / "shop" / "item.py").read_text() + "\n\ndef saved_by_rename():\n    pass\n")
+    saved.rename(shop / "shop" / "item.py")
+    assert "def saved_by_rename():" in same_as_fresh()
+    (shop / "lib" / "deep").mkdir(parents=True)  # a new folder: watched from here on
+    (shop / "lib" / "deep" / "util.py").write_text("def first_version():\n    pass\n")
+    assert "def first_version():" in same_as_fresh()
+    for version in ("second", "third"):  # watched, then trusted
+        (shop / "lib" / "deep" / "util.py").write_text(f"def {version}_version():\n    pass\n")
+        assert f"def {version}_version():" in same_as_fresh()
+    (shop / ".gitignore").write_text("lib/\n")  # rules edited in place hide a folder
+    assert "lib/deep/util.py" not in same_as_fresh()
+    (shop / ".gitignore").write_text("")
+    shutil.rmtree(shop / "lib")  # a folder removed and made again
+    (shop / "lib").mkdir()
+    (shop / "lib" / "again.py").write_text("def made_again():\n    pass\n")
+    assert "def made_again():" in same_as_fresh()
+    (shop / "lib" / "again.py").write_text("def made_again_and_edited():\n    pass\n")
+    assert "def made_again_and_edited():" in same_as_fresh()
+    (shop / "web").rename(shop / "www")  # a folder moved: its watch goes with it
+    (shop / "www" / "app.js").write_text("function movedAway() {}\n")
+    assert "www/app.js:" in same_as_fresh()
+    kept.close()
+
+
+def test_lost_events_make_the_next_look_whole(shop, monkeypatch):
+    """Where the queue overflowed, nothing is trusted: the next look stats every file."""
+    kept = watched(shop)
+    read, queued = os.read, [watch._EVENT.pack(-1, watch._OVERFLOW, 0, 0)]
+    monkeypatch.setattr(os, "read", lambda fd, size: queued.pop() if fd == kept._watch._fd and queued else read(fd, size))
+    asked = stats(monkeypatch)
+    kept.build()
+    assert str(kept.root / "shop" / "cart.py") in asked and str(kept.root / "shop") in asked
+    asked.clear()
+    kept.build()  # that look was watched throughout
+    assert not asked
+    kept.close()
+    kept.build()
+    assert str(kept.root / "shop" / "cart.py") in asked  # closed: every look is whole
