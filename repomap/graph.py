@@ -92,7 +92,8 @@ class Definitions:
         """These definitions, of `before`, made those of `after`, whose graph `edges` was joined
         again from the one of `before` (updated_edges): where every file defines the names it
         did, in the same order, only the rows joined again look for their slots. Equal to
-        Definitions.of(edges, after); None where that does not hold."""
+        Definitions.of(edges, after); None where that does not hold, or a definition's name
+        came into the graph or left it (a local one's, which another file now references)."""
         if edges.joined_again is None or not _same_definitions(before, after):
             return None
         kept, at = edges.joined_again
@@ -100,6 +101,8 @@ class Definitions:
         in_edges = _used(after)  # numbered as the graph numbers its names
         slot = np.where(in_edges, np.cumsum(in_edges) - 1, -1)[after.every_name]
         taken = self.target >= 2
+        if not np.array_equal(taken, slot >= 0):
+            return None
         keys = np.empty(int(self.target.max(initial=1)) - 1, dtype=np.int64)  # the slots' (file, name), in order
         keys[self.target[taken] - 2] = self.file[taken] * width + slot[taken]
         joined = at + np.arange(len(at))  # where the rows joined again are now
@@ -149,10 +152,22 @@ class Definitions:
 
 
 def _same_definitions(before: Inputs, after: Inputs) -> bool:
-    """Whether every file defines the names it did, local ones too, in the same order: then
-    the graph's definitions are those of `before` but for the slots of rows joined again."""
-    return after.names is before.names and np.array_equal(after.every_count, before.every_count) \
-        and np.array_equal(after.every_name, before.every_name)
+    """Whether every file defines the names it did, local ones too, in the same order (the
+    names numbered alike, or as Inputs.renamed says): then the graph's definitions are
+    those of `before` but for the slots of rows joined again."""
+    if not np.array_equal(after.every_count, before.every_count):
+        return False
+    if after.names is before.names:
+        return np.array_equal(after.every_name, before.every_name)
+    return _renamed(before, after) is not None and np.array_equal(after.renamed[before.every_name], after.every_name)
+
+
+def _renamed(before: Inputs, after: Inputs) -> np.ndarray | None:
+    """Per name of `before`, its number in `after`, which was spliced from it (-1: gone);
+    None where the names are the same, or `after` was not spliced from `before`."""
+    renamed = after.renamed
+    return renamed if after.names is not before.names and renamed is not None \
+        and len(renamed) == len(before.names) else None
 
 
 def _slots(keys: np.ndarray, dst: np.ndarray, name: np.ndarray, width: int) -> np.ndarray:
@@ -370,6 +385,9 @@ class Inputs:
     ref_count: np.ndarray  # int64, per file
     every_name: np.ndarray  # int32: per definition, local ones too
     every_count: np.ndarray  # int64, per file
+    # Made by `spliced` where the names changed: per name of the inputs spliced, its number
+    # here (-1: gone), for updated_edges. Not stored.
+    renamed: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, infos: dict[str, FileInfo], files: list[str]) -> Inputs:
@@ -438,29 +456,35 @@ class Inputs:
                     pieces[name].append((old_to if inputs is self else new_to)[piece] if name.endswith("_name") else piece)
             for name, made in pieces.items():
                 columns[name] = np.concatenate(made) if made else getattr(new, name)[:0]
-        return Inputs(files, links, names, **columns)._compacted()
+        made = Inputs(files, links, names, **columns)._compacted(old_to)
+        if made.names is self.names:
+            made.renamed = None
+        return made
 
-    def _compacted(self) -> Inputs:
-        """Without the names no part uses any more (a file gone, a call removed)."""
+    def _compacted(self, renamed: np.ndarray) -> Inputs:
+        """Without the names no part uses any more (a file gone, a call removed); `renamed`:
+        where the names of the inputs these were made from went among the names before."""
         used = np.zeros(len(self.names), dtype=bool)
         for column in (self.def_name, self.ref_name, self.every_name):
             used[column] = True
+        self.renamed = renamed
         if used.all():
             return self
-        number = (np.cumsum(used) - 1).astype(np.int32)
+        number = np.where(used, np.cumsum(used) - 1, -1).astype(np.int32)
         self.names = _taken(self.names, np.flatnonzero(used))
         self.def_name, self.ref_name, self.every_name = (number[c] for c in (self.def_name, self.ref_name, self.every_name))
+        self.renamed = number[renamed]
         return self
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"files": packed(self.files), "names": packed(self.names),
-                **{f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("files", "names")}}
+                **{f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("files", "names", "renamed")}}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Inputs:
         """Stored inputs, checked as far as what they index with (ValueError if damaged)."""
         inputs = cls(unpacked(arrays["files"]), names=Packed(arrays["names"]),
-                     **{f.name: arrays[f.name] for f in fields(cls) if f.name not in ("files", "names")})
+                     **{f.name: arrays[f.name] for f in fields(cls) if f.name not in ("files", "names", "renamed")})
         whole = len(inputs.links) == len(inputs.files) and len(inputs.ref_counts) == 3 * len(inputs.ref_name) \
             and len(inputs.def_method) == len(inputs.def_lines) == len(inputs.def_name)
         for count, parts in _PARTS.items():
@@ -512,61 +536,104 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
     joining again only the references to the names whose parts the changed files changed
     (_altered): every other row, and every other reference's mass to names defined nowhere,
     stays as it is. Equal to build_edges(after, secondary, state) but for Edges.state, kept
-    where neither the graph nor its definitions changed; None where the files, the graph's
-    names or the secondary files changed (then it is built)."""
+    where neither the graph nor its definitions changed; None where the files or the
+    secondary files changed, or `after` has other names and was not spliced from `before`
+    (then it is built). A name that comes into the graph or leaves it (a call of a name
+    called nowhere before, a new function) renumbers the rows' names after it, in order."""
     files = after.files
     is_secondary = np.array([f in secondary for f in files], dtype=bool)
+    renamed = _renamed(before, after)
+    used_before, used = _used(before), _used(after)
     if not (before.files == files == edges.files and np.array_equal(is_secondary, edges.secondary)
-            and len(edges.ref_external) == len(before.ref_name)):
+            and len(edges.ref_external) == len(before.ref_name) and used_before.sum() == len(edges.names)
+            and (after.names is before.names or renamed is not None)):
         return None
-    new = _Numbered.of(after, edges.names)
-    if not (after.names is before.names and np.array_equal(_used(before), new.used) and new.used.sum() == len(edges.names)) \
-            or len(files) ** 2 * max(len(edges.names), 1) >= 1 << 62:
-        return None  # the graph's names changed (or the rows' order would not fit in one number)
+    same_names = renamed is None and np.array_equal(used_before, used)
+    was = (np.cumsum(used_before) - 1).astype(np.int32)  # the graph's numbers of the inputs' names
+    now = was if same_names else (np.cumsum(used) - 1).astype(np.int32)
+    if same_names:
+        names = edges.names
+    else:  # per name of the last graph, its number in this one (-1: gone)
+        inputs_now = np.flatnonzero(used_before) if renamed is None else renamed[np.flatnonzero(used_before)]
+        to_now = np.where(inputs_now >= 0, np.where(used, now, -1)[inputs_now], -1).astype(np.int32)
+        in_inputs = np.flatnonzero(used)
+        names = _moved_names(edges.names, to_now, len(in_inputs), lambda k: after.names[in_inputs[k]])
+    new = _Numbered.of(after, names, used)
+    if len(files) ** 2 * max(len(new.names), 1) >= 1 << 62:
+        return None  # the rows' order would not fit in one number
     changed = before.links != after.links
-    renumber = (np.cumsum(new.used) - 1).astype(np.int32)  # before's too: the same names are used
-    affected = np.zeros(len(edges.names), dtype=bool)
+    affected, affected_now = np.zeros(len(edges.names), dtype=bool), np.zeros(len(new.names), dtype=bool)
+    alike = {}  # per part, the rows alike before and after
     for count in ("def_count", "ref_count"):  # the graph's parts (every_name is not one)
-        affected[renumber[_altered(before, after, changed, count, _PARTS[count])]] = True
-    refs = np.flatnonzero(affected[new.ref_name])
+        names_was, names_now, *alike[count] = _altered(before, after, changed, count, _PARTS[count], renamed)
+        affected[was[names_was]] = True
+        affected_now[now[names_now]] = True
+    if same_names:
+        affected |= affected_now
+        affected_now, old_name = affected, edges.name
+    else:  # a name changed in either is changed in both; the kept rows' names renumbered
+        affected_now[to_now[affected & (to_now >= 0)]] = True
+        affected[np.flatnonzero(to_now >= 0)[affected_now[to_now[to_now >= 0]]]] = True
+        old_name = to_now[edges.name]
+    refs = np.flatnonzero(affected_now[new.ref_name])
     (src, dst, name, weight), joined, _ = _joined(new, _context(new, files, is_secondary), refs,
-                                                  np.flatnonzero(affected[new.def_name]))
+                                                  np.flatnonzero(affected_now[new.def_name]))
     kept = ~affected[edges.name]
     gone = np.flatnonzero(~kept)
     # The last graph's walk is let go unless the new one is made of it (a kernel's is 300 MB).
     walk = edges.__dict__.pop("walk", None)
     in_place = len(gone) == len(src) and all(np.array_equal(column[gone], part) for column, part in
-                                             ((edges.dst, dst), (edges.src, src), (edges.name, name)))
+                                             ((edges.dst, dst), (edges.src, src), (old_name, name)))
     if in_place:
         # The rows joined again are the rows taken out (a definition grew: only weights move),
         # so they go back in their places: a kernel's graph is not laid out again.
-        columns = [edges.src, edges.dst, edges.name, edges.weight.copy()]
+        columns = [edges.src, edges.dst, old_name, edges.weight.copy()]
         moved = not np.array_equal(columns[3][gone], weight)
         columns[3][gone] = weight
         at = gone - np.arange(len(gone))
     else:
         walk = None
-        key = _row_key(edges.dst[kept], edges.src[kept], edges.name[kept], len(files), len(edges.names))
-        at = np.searchsorted(key, _row_key(dst, src, name, len(files), len(edges.names)))
-        columns = _inserted([edges.src, edges.dst, edges.name, edges.weight], kept, at, [src, dst, name, weight])
+        key = _row_key(edges.dst[kept], edges.src[kept], old_name[kept], len(files), len(new.names))
+        at = np.searchsorted(key, _row_key(dst, src, name, len(files), len(new.names)))
+        columns = _inserted([edges.src, edges.dst, old_name, edges.weight], kept, at, [src, dst, name, weight])
     # The other references' mass is as it was; the changed files' parts are laid out anew.
     ref_file = new.ref_file
     start = np.concatenate([[0], np.cumsum(before.ref_count)])[ref_file] - \
         np.concatenate([[0], np.cumsum(after.ref_count)])[ref_file]  # where each reference was, less where it is
     ref_external = np.zeros(len(ref_file))
-    same = (~changed | (before.ref_count == after.ref_count))[ref_file]  # the rest are all joined again
+    same = (~changed)[ref_file]
     ref_external[same] = edges.ref_external[np.flatnonzero(same) + start[same]]
-    ref_external[refs] = joined
+    alike_was, alike_now = alike["ref_count"]
+    ref_external[alike_now] = edges.ref_external[alike_was]
+    ref_external[refs] = joined  # every other reference of the changed files among them
     order = _by_name_then_file(new.ref_name, ref_file, len(files))
     external = _summed(ref_file[order], ref_external[order], len(files))
-    unchanged = in_place and not moved and np.array_equal(external, edges.external) and _same_definitions(before, after)
-    made = Edges(files, edges.names, *columns, external, ref_external, is_secondary,
+    unchanged = in_place and not moved and same_names and np.array_equal(external, edges.external) \
+        and _same_definitions(before, after)
+    made = Edges(files, new.names, *columns, external, ref_external, is_secondary,
                  edges.state if unchanged else state, (kept, at))
     if in_place:  # the rows' files are where they were
         made.__dict__["pairs"] = edges.pairs
         if walk is not None and (walk := walk.reweighted(made, gone, edges.external)) is not None:
             made.__dict__["walk"] = walk
     return made
+
+
+def _moved_names(names: Sequence[str], to_now: np.ndarray, count: int, now) -> list[str]:
+    """The `count` names of a graph after an edit: each of the last one's `names` where
+    `to_now` puts it (-1: gone), the others now(number). Copied in runs, not one at a time
+    (Django's 29,700: 6 ms), as an edit moves a few."""
+    listed = names if isinstance(names, list) else list(names)
+    kept = np.flatnonzero(to_now >= 0)
+    places = to_now[kept]
+    breaks = (np.flatnonzero((np.diff(kept) != 1) | (np.diff(places) != 1)) + 1).tolist()
+    out: list[str] = []
+    for a, b in zip([0, *breaks], [*breaks, len(kept)]):
+        if a < b:
+            out.extend(now(k) for k in range(len(out), int(places[a])))
+            out.extend(listed[kept[a]:kept[b - 1] + 1])
+    out.extend(now(k) for k in range(len(out), count))
+    return out
 
 
 def _inserted(columns: list[np.ndarray], kept: np.ndarray, at: np.ndarray, parts: list[np.ndarray]
@@ -585,23 +652,32 @@ def _inserted(columns: list[np.ndarray], kept: np.ndarray, at: np.ndarray, parts
     return out
 
 
-def _altered(before: Inputs, after: Inputs, changed: np.ndarray, count: str, parts: tuple[str, ...]) -> np.ndarray:
-    """The names (numbered as both inputs number them) whose rows among `parts` differ between
-    the two in the files marked `changed`: where a file has as many rows as before, those of
-    the rows that differ, else all its rows' names. A comment added inside a body changes the
-    lines of one definition, so only the rows of that name are joined again, not those of
-    every name the file uses (the kernel's include/linux/device.h uses 1,500)."""
-    even = changed & (getattr(before, count) == getattr(after, count))
-    found = [getattr(inputs, parts[0])[_rows_of(getattr(inputs, count), changed & ~even)] for inputs in (before, after)]
-    old, new = (_rows_of(getattr(inputs, count), even) for inputs in (before, after))
-    differ = np.zeros(len(old), dtype=bool)
-    for part in parts:
+def _altered(before: Inputs, after: Inputs, changed: np.ndarray, count: str, parts: tuple[str, ...],
+             renamed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The names (as `before` numbers them, and as `after` does) whose rows among `parts`
+    differ between the two in the files marked `changed`, rows matched by name (a file has
+    one row a name): a call added changes one row, so only that name's rows are joined again,
+    not those of every name the file uses (the kernel's include/linux/device.h uses 1,500);
+    and the rows alike in both (before's, after's). `renamed`: _renamed(before, after)."""
+    files = np.flatnonzero(changed)
+    rows = [_rows_of(getattr(inputs, count), changed) for inputs in (before, after)]
+    owner = [np.repeat(files, getattr(inputs, count)[files]) for inputs in (before, after)]
+    names = [getattr(inputs, parts[0])[r] for inputs, r in zip((before, after), rows)]
+    width = len(after.names) + 1
+    as_after = renamed[names[0]] if renamed is not None else names[0]
+    keys = [np.where(as_after >= 0, owner[0] * width + as_after + 1, -1 - np.arange(len(as_after))),  # gone: no match
+            owner[1] * width + names[1] + 1]
+    _, b, a = np.intersect1d(keys[0], keys[1], return_indices=True)
+    alike = np.ones(len(b), dtype=bool)
+    for part in parts[1:]:
         was, now = getattr(before, part), getattr(after, part)
         if part == "ref_counts":  # three per row
-            differ |= (was.reshape(-1, 3)[old] != now.reshape(-1, 3)[new]).any(axis=1)
+            alike &= (was.reshape(-1, 3)[rows[0][b]] == now.reshape(-1, 3)[rows[1][a]]).all(axis=1)
         else:
-            differ |= was[old] != now[new]
-    return np.concatenate([*found, getattr(before, parts[0])[old[differ]], getattr(after, parts[0])[new[differ]]])
+            alike &= was[rows[0][b]] == now[rows[1][a]]
+    differ = [np.ones(len(k), dtype=bool) for k in keys]
+    differ[0][b[alike]] = differ[1][a[alike]] = False
+    return names[0][differ[0]], names[1][differ[1]], rows[0][b[alike]], rows[1][a[alike]]
 
 
 def _used(inputs: Inputs) -> np.ndarray:
@@ -640,9 +716,10 @@ class _Numbered:
     ref_counts: np.ndarray  # uses, calls, receiver calls, as floats
 
     @classmethod
-    def of(cls, inputs: Inputs, names: Sequence[str] | None = None) -> _Numbered:
-        """`names`: those of the graph, if known (a kernel's million take 0.1 s to list)."""
-        used = _used(inputs)
+    def of(cls, inputs: Inputs, names: Sequence[str] | None = None, used: np.ndarray | None = None) -> _Numbered:
+        """`names`: those of the graph, if known (a kernel's million take 0.1 s to list);
+        `used`: _used(inputs), if known."""
+        used = _used(inputs) if used is None else used
         renumber = (np.cumsum(used) - 1).astype(np.int32)
         numbers = np.arange(len(inputs.files), dtype=np.int32)
         if names is None:

@@ -42,7 +42,8 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     """The graph's inputs of the last state, kept or stored, are made current by gathering
     the parts of the files changed since, the graph by joining again only the names those
     define or reference, and its definitions by finding those rows' slots, unless the graph's
-    files or names changed; inputs, graph and definitions equal those made whole, and every
+    files changed (a name that comes or goes renumbers the rows' names; one defined anew
+    makes the definitions whole); inputs, graph and definitions equal those made whole, and every
     map, in a kept RepoMap and in a new one, a fresh map. Where neither the graph nor its
     definitions changed, they keep the last state, and nothing is ranked again."""
     from repomap import graph
@@ -64,19 +65,25 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     def replace(old, new):
         return lambda: cart.write_text(cart.read_text().replace(old, new))
 
-    # (edit, graphs built anew, the names of the rows joined again, whether they went back in
+    # (edit, what is built anew, the names of the rows joined again, whether they went back in
     # the places of the rows taken out, and whether the graph is the last one, where it was
     # joined again)
+    whole, definitions = ["graph", "definitions"], ["definitions"]
     edits = [(replace("        return item", "        self.add(item)\n        return item"),
-              0, ({"Cart", "add"}, True, False)),  # a name called once more, its class grown: their rows alone, in place
+              [], ({"Cart", "add"}, True, False)),  # a name called once more, its class grown: their rows alone, in place
              # (the second RepoMap reads the graph stored)
              (replace("        return sum(", "        # gross, not net\n        return sum("),
-              0, ({"Cart", "total"}, True, True)),  # definitions grown by a line (a method and its class), each defined once
+              [], ({"Cart", "total"}, True, True)),  # definitions grown by a line (a method and its class), each defined once
              (replace("        return sum(", "        return _round_half_even(0) + sum("),
-              0, (None, False, False)),  # a name the file did not use: the rows of every name it uses, laid out anew
+              [], ({"_round_half_even"}, False, False)),  # a name the file did not use: its rows, laid out anew
+             (replace("        item = parse_item(line)", "        item = parse_item(line)\n        called_nowhere_yet()"),
+              [], ({"Cart"}, True, False)),  # a name new to the graph (defined nowhere: no row), the rows renumbered
+             (replace("        called_nowhere_yet()\n", ""), [], ({"Cart"}, True, False)),  # and gone again
+             (replace("    def receipt(", "    def a_new_method(self):\n        return 1\n\n    def receipt("),
+              definitions, ({"Cart"}, True, False)),  # a new definition: the definitions made whole
              (lambda: (shop / "shop" / "extra.py").write_text("def brand_new(cart):\n    return cart.total_price()\n"),
-              1, None),  # new names: built anew
-             (lambda: (shop / "shop" / "money.py").unlink(), 1, None)]  # a file gone: built anew
+              whole, None),  # a new file: built anew
+             (lambda: (shop / "shop" / "money.py").unlink(), whole, None)]  # a file gone: built anew
     for edit, builds, joined in edits:
         last = kept._kept["edges"][1]
         edit()
@@ -84,7 +91,7 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
         built.clear()
         kept.build()
         kept._storing.join()  # what it made is stored after it answers: the new RepoMap reads it
-        assert built == ["graph", "definitions"] * builds + ["ranking"] * (joined is None or not joined[2])
+        assert built == builds + ["ranking"] * (joined is None or not joined[2])
         maps = [kept.build().text, RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text]
         assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
         scan = kept.scan()
@@ -97,7 +104,7 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
             names, in_place, _ = joined
             at = edges.joined_again[1]
             found = {edges.names[k] for k in edges.name[at + np.arange(len(at))].tolist()}
-            assert found == names if names else "_round_half_even" in found
+            assert found == names
             assert (edges.src is last.src) == in_place
         for made, due in ((edges, fresh), (kept._definitions(scan, edges), define(graph.Definitions, fresh, whole))):
             made, due = made.to_arrays(), due.to_arrays()
