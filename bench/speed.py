@@ -51,24 +51,30 @@ for rel in discover.list_files(root):
 """
 
 # A chat loop keeps one RepoMap: the next turn's map after an edit, timed inside the process,
-# for the first edit since it started and for the one after, at the end of the file, then
-# inside a body, then a call added.
+# RUNS times each, as the CLI rows are (one figure on this VM wanders by a third): at the end
+# of the file, inside a body, a call added (of `edited`, as the CLI row adds it: a name new to
+# the graph the first time, called again after), and a call of a name new to the graph each time.
 KEPT = """
 import sys, time
 from pathlib import Path
 from repomap import RepoMap
 sys.path.insert(0, sys.argv[6])
-from speed import at_end, call_line, in_body
+from speed import RUNS, at_end, call_line, in_body
 repo = RepoMap(sys.argv[1], tokens=1024, cache_dir=sys.argv[2])
 repo.build()
 victim, line, comment = Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode()  # see body_line
-edits = [lambda: at_end(victim)] * 2 + [lambda: in_body(victim, line, comment)] * 2 + [
-    lambda: in_body(victim, *call_line(victim))] * 2 * (call_line(victim) is not None)
-for edit in edits:
-    edit()
-    started = time.perf_counter()
-    repo.build()
-    print(time.perf_counter() - started)
+def new_name(k):
+    at, call = call_line(victim)
+    in_body(victim, at, call.replace(b"edited", b"edited_%d" % k))
+edits = {"end": lambda k: at_end(victim), "body": lambda k: in_body(victim, line, comment)}
+if call_line(victim) is not None:
+    edits.update(call=lambda k: in_body(victim, *call_line(victim)), new=new_name)
+for kind, edit in edits.items():
+    for k in range(RUNS):
+        edit(k)
+        started = time.perf_counter()
+        repo.build()
+        print(kind, time.perf_counter() - started)
 """
 
 
@@ -266,10 +272,14 @@ def bench(name: str, root: Path) -> None:
                 median_of(lambda: measure(repomap, partial(in_body, victim, *call))))
         _, rss, out = measure([sys.executable, "-c", KEPT, str(root), str(cache_dir), str(victim), str(line),
                                comment.decode(), str(HERE)])
-        times = list(map(float, out.split()))
-        labels = ["at its end", "at its end again", "in a body", "in a body again", "a call added", "a call added again"]
-        for label, took in zip(labels, times):
-            row(f"edited {label}, RepoMap kept", (took, rss, ""))
+        times: dict[str, list[float]] = {}
+        for kind, took in (line.split() for line in out.splitlines()):
+            times.setdefault(kind, []).append(float(took))
+        labels = {"end": "edited at its end", "body": "edited in a body", "call": "a call added",
+                  "new": "a new name called"}
+        for kind, took in times.items():
+            row(f"{labels[kind]}, RepoMap kept (median of {RUNS})", (statistics.median(took), rss, ""))
+        print("  (kept, the slowest of each: " + ", ".join(f"{kind} {max(t):.3f} s" for kind, t in times.items()) + ")")
         search = [sys.executable, "-m", "repomap", "search", QUERIES[0], "--root", str(root),
                   "--cache-dir", str(cache_dir)]
         row("first search (counts terms)", measure(search))  # a map alone leaves search terms to it

@@ -106,7 +106,7 @@ class Definitions:
         keys = np.empty(int(self.target.max(initial=1)) - 1, dtype=np.int64)  # the slots' (file, name), in order
         keys[self.target[taken] - 2] = self.file[taken] * width + slot[taken]
         joined = at + np.arange(len(at))  # where the rows joined again are now
-        row_target = np.insert(self.row_target[kept], at, _slots(keys, edges.dst[joined], edges.name[joined], width))
+        row_target, = _inserted([self.row_target], kept, at, [_slots(keys, edges.dst[joined], edges.name[joined], width)])
         return Definitions(self.file, self.name, self.names_text, self.first, self.target, row_target)
 
     @cached_property
@@ -117,7 +117,7 @@ class Definitions:
 
     def defined(self, files: list[str]) -> dict[str, int]:
         """How many definitions have each name, outside documents (`files`: the graph's)."""
-        documents = np.array([is_document(path) for path in files], dtype=bool)
+        documents = _documents(tuple(files))
         text = self.names_text.split("\0") if self.names_text else []
         counts = np.bincount(self.name[~documents[self.file]], minlength=len(text))
         return {text[k]: int(counts[k]) for k in np.flatnonzero(counts).tolist()}
@@ -751,6 +751,14 @@ def _families(files: tuple[str, ...]) -> np.ndarray:
     return family
 
 
+@lru_cache(maxsize=2)  # as _families: a file list's documents took a ranking 1 ms a time
+def _documents(files: tuple[str, ...]) -> np.ndarray:
+    """Whether each file is a document (tags.is_document)."""
+    documents = np.fromiter(map(is_document, files), dtype=bool, count=len(files))
+    documents.flags.writeable = False
+    return documents
+
+
 def _joined(numbered: _Numbered, context: _Context, refs: np.ndarray, defs: np.ndarray
             ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """The rows of the references numbered `refs` to the definitions numbered `defs` (all those
@@ -898,10 +906,9 @@ def scores(signals: Signals, edges: Edges, every: Definitions) -> tuple[np.ndarr
                 mentioned.append(i)
         weight[np.isin(edges.name, mentioned)] *= MENTIONED_NAME
     # Per file: what the task and the chat say of it, and how much a secondary file counts.
-    in_focus = np.array([path in signals.focus for path in files], dtype=bool)
-    named = np.array([path in signals.mentioned_files for path in files], dtype=bool)
-    scale = np.array([SECONDARY_FILE if path in signals.secondary else PROSE_FILE if is_document(path) else 1.0
-                      for path in files])
+    in_focus, named, secondary = (np.fromiter(map(paths.__contains__, files), dtype=bool, count=n)
+                                  for paths in (signals.focus, signals.mentioned_files, signals.secondary))
+    scale = np.where(secondary, SECONDARY_FILE, np.where(_documents(tuple(files)), PROSE_FILE, 1.0))
     scale[named] = np.maximum(scale[named], 1.0)  # a document the task names counts in full
     if signals.focus:
         weight[in_focus[edges.src]] *= FOCUS_EDGE
