@@ -27,6 +27,7 @@ from .weights import FOUND_FILE_TOKENS, FOUND_FILES, FOUND_HIT_TOKENS, FOUND_HIT
 if TYPE_CHECKING:
     from . import graph
     from .graph import Inputs, Ranked, RankedList, Signals
+    from .render import FileView
     from .search import Hit, Overlay, Postings
 
 
@@ -205,6 +206,7 @@ class RepoMap:
         self._lock = threading.RLock()
         self._made: list[tuple[str, dict, str]] = []  # structures made by this call, to store
         self._maps: dict[str, dict] = {}  # maps made or found without `reuse`, by key, the last KEPT_MAPS
+        self._views: dict[tuple, FileView] = {}  # the file views of the last map rendered (Renderer.kept)
         self._storing: threading.Thread | None = None  # the thread storing the last ones made
 
     def close(self) -> None:
@@ -290,7 +292,8 @@ class RepoMap:
         ranked, file_rank = self._rank(scan, focus, mention_files, mention_idents, query, budget)
         memo = self._token_memo()
         learned = memo.learned
-        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo)
+        renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.fmt, self.template, memo,
+                                   self.indexer.digest, self._views)
         text, used, shown = render.select(ranked, budget, renderer, memo)
         shown = renderer.once(shown)  # in rank order: the copy kept is the best-ranked
         if previous_order and (steady := render.steady(shown, previous_order)) != shown:
@@ -300,6 +303,7 @@ class RepoMap:
         if memo.learned > learned:
             counts = list(memo.known.items())[-MEMO_COUNTS:]
             self.indexer.store.save_blob(MEMO_KEY, marshal.dumps(dict(counts)))
+        self._views = renderer.views
         order = ranked.files()
         shown_files = list(dict.fromkeys(r.tag.path for r in shown))
         if reuse:

@@ -76,6 +76,17 @@ def test_a_kept_repomap_after_edits_equals_a_fresh_one(shop):
     assert edited == RepoMap(shop, tokens=300, use_cache=False).build(query="loyalty").text
 
 
+def test_a_kept_repomap_renders_a_signature_changed_in_place_anew(shop):
+    """A kept RepoMap's next map takes the file views of the last one where the file and the
+    definitions shown are the same: a parameter renamed, every byte range as it was, is not."""
+    kept = RepoMap(shop, tokens=4000, use_cache=False)
+    assert "def format_money(amount: float, currency: str" in kept.build().text
+    money = shop / "shop" / "money.py"
+    money.write_text(money.read_text().replace("amount: float, currency", "amount: float, currenzy"))
+    text = kept.build().text
+    assert "currenzy" in text and text == RepoMap(shop, tokens=4000, use_cache=False).build().text
+
+
 def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_path, monkeypatch):
     """After a ranked map the CLI's next one stamps the files, and tags those changed since,
     in a forked child while it imports numpy: the stamps, the tally and the files' tags are
