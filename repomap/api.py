@@ -559,19 +559,21 @@ class RepoMap:
             return self._watched_stamps(tally)
         return self._stamps_of(sorted({self._relative(p) for p in [*extra, *other_files]} - {None}), tally)
 
-    def _listed_stamps(self, tally: discover.Tally, walker: discover.Walker, quiet: watch.Quiet | None = None
-                       ) -> dict[str, tuple[int, int]]:
-        """The stamps of every wanted file the repository lists; with `quiet`, the folders and
-        files it vouches for are not looked at again (the last look's stamps are theirs)."""
-        files = discover.list_files(self.root, tally, self.ignore, walker, quiet)
-        return self._stamps_of(files, tally, (self._watch.stamps, quiet) if quiet is not None else None)
+    def _listed_stamps(self, tally: discover.Tally, walker: discover.Walker) -> dict[str, tuple[int, int]]:
+        """The stamps of every wanted file the repository lists."""
+        return self._stamps_of(discover.list_files(self.root, tally, self.ignore, walker), tally)
 
     def _watched_stamps(self, tally: discover.Tally) -> dict[str, tuple[int, int]]:
         """_listed_stamps, looking only where the watch saw a change since the last look (watch.py)."""
-        stamps = self._listed_stamps(tally, self._walker, self._watch.begin())
-        root = str(self.root)
-        folders = {f"{root}/{folder}" if folder else root for folder in {rel.rpartition("/")[0] for rel in stamps}}
-        self._watch.end(folders | self._walker.folders(), stamps)
+        quiet, last = self._watch.begin(), self._watch.last
+        files = discover.list_files(self.root, tally, self.ignore, self._walker, quiet)
+        found = self._watch.restamped(quiet, files, lambda rels: self.indexer.stamps(rels, discover.Tally()))
+        if found is None:
+            stamped = discover.Tally()
+            found = self._stamps_of(files, stamped, (last.stamps, quiet) if quiet and last else None), stamped
+        stamps, stamped = found
+        tally.merge(stamped)
+        self._watch.end(files, stamps, stamped, self._walker.folders())
         return stamps
 
     def _forked_stamps(self, tally: discover.Tally, count_terms: bool

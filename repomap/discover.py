@@ -134,20 +134,17 @@ def list_files(root: Path, tally: Tally | None = None, ignore: bool = True, walk
     between calls walks again cheaply, and without a stat of the folders `quiet` vouches for."""
     tally = tally or Tally()
     listed = _git_files(root) if ignore else None
-    if not listed:
-        listed = (walker or Walker()).walk(root, tally, ignore, quiet)
-    if ignore:
-        listed = _outside_environments(listed, tally)
-    return sorted(set(listed))
+    listed = sorted(set(listed)) if listed else (walker or Walker()).walk(root, tally, ignore, quiet)
+    return _outside_environments(listed, tally) if ignore else listed
 
 
 def _outside_environments(files: list[str], tally: Tally) -> list[str]:
     """The files not inside a Python virtual environment (a folder holding pyvenv.cfg, named
     anything: `env/`, `.venv-3.11/`), which an ignore file does not always hide: the installed
     packages are not the repository's code, and thousands of their files would outrank it."""
-    inside = tuple(f[:-len("pyvenv.cfg")] for f in files if f.endswith("/pyvenv.cfg"))
-    if not inside:
+    if "/pyvenv.cfg\0" not in "\0".join(files) + "\0":  # one search, not a test a file (Django's: 1.3 ms)
         return files
+    inside = tuple(f[:-len("pyvenv.cfg")] for f in files if f.endswith("/pyvenv.cfg"))
     kept = [f for f in files if not f.startswith(inside)]
     tally.add("in a virtual environment", len(files) - len(kept))
     return kept
@@ -282,7 +279,7 @@ class Walker:
             self._snapshot = Snapshot.restored(self._load("snapshot"))
 
     def walk(self, root: Path, tally: Tally, ignore: bool, quiet: Quiet | None = None) -> list[str]:
-        """The files found, with `quiet`'s folders and files not looked at again."""
+        """The files found, sorted, with `quiet`'s folders and files not looked at again."""
         self._restore_snapshot()
         if self._snapshot is not None and self._snapshot.holds(quiet):
             return self._snapshot.found(tally)
@@ -308,6 +305,7 @@ class Walker:
                 rules.pop()
 
         visit(str(root), "")
+        found.sort()
         self._listed = seen  # folders gone are forgotten
         self._snapshot = Snapshot.of(seen, found)
         if self._save is not None and (len(seen) != len(listed_before)
@@ -316,9 +314,9 @@ class Walker:
             self._save("snapshot", self._snapshot.stored() if self._snapshot else b"")
         return found
 
-    def folders(self) -> set[str]:
-        """The folders the last walk looked at."""
-        return set(self._snapshot.folders if self._snapshot is not None else self._listed)
+    def folders(self) -> dict[str, object]:
+        """The folders the last walk looked at (as keys; the same object till the next walk)."""
+        return self._snapshot.folders if self._snapshot is not None else self._listed
 
     def _listing(self, folder: str, rel: str, rules: list[Ignore], ignore: bool, quiet: Quiet | None) -> _Listed:
         above = tuple(rules)
@@ -381,8 +379,13 @@ class Snapshot:
                     for folder, entry in listed.items() if entry.ignore is not None}, list(files), hidden)
 
     def holds(self, quiet: Quiet | None = None) -> bool:
-        """Whether no folder or .gitignore changed: those `quiet` vouches for are not looked at."""
+        """Whether no folder or .gitignore changed: those `quiet` vouches for are not looked at
+        (where it vouches for every folder of the last look, which this snapshot's were, and
+        no event named a .gitignore, none is)."""
         try:
+            if quiet is not None and quiet.whole and not quiet.moved \
+                    and not any(path.endswith("/.gitignore") for path in quiet.named):
+                return True
             if quiet is None:
                 return all(os.stat(folder).st_mtime_ns == stamp for folder, stamp in self.folders.items()) \
                     and all(_stamp(path) == stamp for path, stamp in self.ignores.items())

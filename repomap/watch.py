@@ -17,6 +17,9 @@ import os
 import struct
 import weakref
 from dataclasses import dataclass
+from typing import Callable
+
+from .discover import Tally
 
 # inotify(7)
 _MODIFY, _ATTRIB, _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x2, 0x4, 0x40, 0x80, 0x100, 0x200
@@ -34,6 +37,19 @@ _LOCAL = {0xEF53, 0x58465342, 0x9123683E, 0x01021994, 0x794C7630, 0xF2F52010, 0x
 
 
 @dataclass
+class Look:
+    """What a look found: the files listed, the stamps of those wanted, what stamping them
+    tallied, and the folders to watch: those of the files and those walked (`walked`,
+    discover.Walker.folders, the same object till the next walk)."""
+
+    files: list[str]
+    stamps: dict[str, tuple[int, int]]
+    tally: Tally
+    folders: set[str]
+    walked: dict
+
+
+@dataclass
 class Quiet:
     """What the events since the last look leave as it found them (paths as the look's:
     the root, then "/"-joined names)."""
@@ -41,6 +57,7 @@ class Quiet:
     trusted: set[str]
     named: set[str]
     moved: set[str]
+    whole: bool  # every folder of the last look is trusted: only the files named may have changed
 
     def folder(self, path: str) -> bool:
         """Its entries (and its .gitignore's place among them) are as they were."""
@@ -56,7 +73,7 @@ class Watch:
 
     def __init__(self, root: str):
         self.root = root
-        self.stamps: dict[str, tuple[int, int]] = {}  # the last look's, by repository-relative path
+        self.last: Look | None = None
         self._looks = 0
         self._libc = None
         self._fd: int | None = None
@@ -67,6 +84,7 @@ class Watch:
         self._watched: set[str] = set()  # folders watched as this look began
         self._named: set[str] = set()  # paths events named since the last look began
         self._moved: set[str] = set()  # folders whose entries (or the folder itself) changed since
+        self._whole = False  # every folder of the last look was trusted as it ended
 
     def begin(self) -> Quiet | None:
         """Start a look: what it need not look at again, or None where it must look at all."""
@@ -76,19 +94,43 @@ class Watch:
         if self._fd is None:
             return None
         self._read()
-        quiet = Quiet(self._trusted, self._named, self._moved) if self._trusted else None
+        quiet = Quiet(self._trusted, self._named, self._moved, self._whole) if self._trusted else None
         self._watched = set(self._folders)
         self._named, self._moved = set(), set()  # what changes from here on, the next look looks at
         return quiet
 
-    def end(self, folders: set[str], stamps: dict[str, tuple[int, int]]) -> None:
-        """The look found these folders and stamps: trust the folders watched through it, and
-        watch those not watched yet (trusted after the next look)."""
-        self.stamps = stamps
-        if self._fd is None:
+    def restamped(self, quiet: Quiet | None, files: list[str], stamp: Callable[[list[str]], dict]
+                  ) -> tuple[dict[str, tuple[int, int]], Tally] | None:
+        """Where the files listed now are the last look's and its folders were all watched
+        through it (`quiet`), its stamps with those of the files events named made again by
+        stamp(their paths), and what it tallied: a stat of every file was Django's 2.6 ms.
+        None where that does not hold, or one of them cannot be stamped now."""
+        last = self.last
+        if quiet is None or not quiet.whole or last is None or files != last.files:
+            return None
+        root = self.root + "/"
+        named = sorted(rel for rel in (path[len(root):] for path in quiet.named if path.startswith(root))
+                       if rel in last.stamps)
+        again = stamp(named)
+        return ({**last.stamps, **again}, last.tally) if len(again) == len(named) else None
+
+    def end(self, files: list[str], stamps: dict[str, tuple[int, int]], tally: Tally, walked: dict) -> None:
+        """The look found these files and stamps (and tallied this), and walked these folders
+        (discover.Walker.folders): trust the folders watched through it, and watch those of
+        the files and those walked not watched yet (trusted after the next look)."""
+        last = self.last
+        if self._fd is None:  # nothing to watch: the folders are not worked out
+            self.last = Look(files, stamps, tally, set(), walked)
             return
+        if last is not None and last.folders and walked is last.walked and files == last.files:
+            folders = last.folders
+        else:
+            parents = {rel.rpartition("/")[0] for rel in files}
+            folders = {f"{self.root}/{folder}" if folder else self.root for folder in parents} | walked.keys()
+        self.last = Look(files, stamps, tally, folders, walked)
         self._read()  # a watch that ended during the look, or events lost, untrust their folders
         self._trusted = self._watched & self._folders.keys()
+        self._whole = folders <= self._trusted
         for folder in folders - self._folders.keys():
             if not self._add(folder):
                 break
@@ -164,5 +206,6 @@ class Watch:
             del self._folders[folder]
             self._trusted.discard(folder)
             self._watched.discard(folder)
+            self._whole = False
             self._moved.add(folder)
             self._libc.inotify_rm_watch(self._fd, wd)  # a folder moved away keeps its watch else
