@@ -87,6 +87,31 @@ def test_a_kept_repomap_renders_a_signature_changed_in_place_anew(shop):
     assert "currenzy" in text and text == RepoMap(shop, tokens=4000, use_cache=False).build().text
 
 
+def test_a_kept_repomaps_scan_after_edits_equals_a_fresh_ones(shop, tmp_path):
+    """After an edit a kept RepoMap's index looks again at the files whose stamps moved
+    alone: the files it answers with, in their order, and the notes must be a new one's,
+    which looks at every file (reading the unchanged ones' tags from its cache)."""
+    kept = RepoMap(shop, max_file_size=400, use_cache=False)
+    money = shop / "shop" / "money.py"
+    source = money.read_text()
+    edits = [source + "\n\ndef added():\n    pass\n",  # still tags, no note
+             source + "\n\ndef broken(:\n",  # a note
+             source,
+             source + "#" * 400,  # too large: no longer tagged
+             source]
+    kept.scan()
+    seen = []
+    for text in [*edits, *edits]:
+        money.write_text(text)
+        scan, fresh = kept.scan(), RepoMap(shop, max_file_size=400, cache_dir=tmp_path / "cache").scan()
+        assert list(scan.infos) == list(fresh.infos) and scan.notes == fresh.notes
+        names = [[t.name for t in s.infos["shop/money.py"].defs] if "shop/money.py" in s.infos else None
+                 for s in (scan, fresh)]
+        assert names[0] == names[1]
+        seen.append((names[0] is not None and "added" in names[0], "with syntax errors (partial tags)" in scan.notes))
+    assert seen == [(True, False), (False, True), (False, False), (False, False), (False, False)] * 2
+
+
 def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_path, monkeypatch):
     """After a ranked map the CLI's next one stamps the files, and tags those changed since,
     in a forked child while it imports numpy: the stamps, the tally and the files' tags are
