@@ -181,7 +181,7 @@ class Indexer:
         # are looked at, where none of them has a note (loops over every file: Django's 3 ms).
         moved = dict(stamps.items() - last[0].items()) if last is not None and stamps.keys() == last[0].keys() \
             else None
-        noted = moved is None or any(self._known[rel].notes for rel in moved if rel in self._known)
+        again = moved is not None and not any(self._known[rel].notes for rel in moved if rel in self._known)
         looked = stamps if moved is None else moved
         todo = self.stale(looked)
         for rel, stamp in looked.items():
@@ -192,7 +192,7 @@ class Indexer:
                     self._load(rel)
         self._update(todo, meanwhile, count_terms, tagged)
         self.changed = len(todo)
-        answer = None if noted else self._answer_again(moved)
+        answer = self._answer_again(moved) if again else None
         if answer is None:
             self._forget({r for r in [*self._known, *self._stored] if r not in stamps and not os.path.isfile(self.root / r)})
             answer = {}, []
