@@ -564,16 +564,30 @@ class RepoMap:
         return self._stamps_of(discover.list_files(self.root, tally, self.ignore, walker), tally)
 
     def _watched_stamps(self, tally: discover.Tally) -> dict[str, tuple[int, int]]:
-        """_listed_stamps, looking only where the watch saw a change since the last look (watch.py)."""
+        """_listed_stamps, looking only where the watch saw a change since the last look (watch.py):
+        where nothing that decides the list changed, the files are not listed again (in a git
+        work tree, git took a kept Django map 50 ms or more), and where those named are the
+        last look's, only those stamped again. In a work tree every folder is walked too, for
+        the watch: git lists files, and a file added to a folder no listed file is in (made
+        empty since) must make an event."""
         quiet, last = self._watch.begin(), self._watch.last
-        files = discover.list_files(self.root, tally, self.ignore, self._walker, quiet)
+        tree = self.ignore and discover.in_work_tree(self.root)
+        git = discover.git_folder(self.root) if tree else None
+        if quiet is not None and last is not None and (git is not None or not tree) and quiet.settled(git):
+            files, listing = last.files, last.listing
+        else:
+            listing = discover.Tally()
+            files = discover.list_files(self.root, listing, self.ignore, self._walker, quiet)
+            if tree and self._watch.watching:
+                self._walker.walk(self.root, discover.Tally(), self.ignore, quiet)
+        tally.merge(listing)
         found = self._watch.restamped(quiet, files, lambda rels: self.indexer.stamps(rels, discover.Tally()))
         if found is None:
             stamped = discover.Tally()
             found = self._stamps_of(files, stamped, (last.stamps, quiet) if quiet and last else None), stamped
         stamps, stamped = found
         tally.merge(stamped)
-        self._watch.end(files, stamps, stamped, self._walker.folders())
+        self._watch.end(files, listing, stamps, stamped, self._walker.folders(), git)
         return stamps
 
     def _forked_stamps(self, tally: discover.Tally, count_terms: bool

@@ -151,7 +151,7 @@ def _outside_environments(files: list[str], tally: Tally) -> list[str]:
 
 
 def _git_files(root: Path) -> list[str] | None:
-    if not _in_work_tree(root):
+    if not in_work_tree(root):
         return None
     import subprocess  # only for a work tree: a source archive's walk never starts git
 
@@ -165,7 +165,22 @@ def _git_files(root: Path) -> list[str] | None:
     return [f for f in files if _regular(os.path.join(root, f))]
 
 
-def _in_work_tree(root: Path) -> bool:
+def git_folder(root: Path) -> str | None:
+    """The .git folder of the work tree `root` is in, where git lists its files (list_files)
+    and keeps there what decides the list (its index, info/exclude); None where there is no
+    work tree, or git keeps those elsewhere (GIT_DIR set, a linked work tree's .git file)."""
+    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
+        return None
+    for folder in (root, *root.parents):
+        try:
+            mode = os.lstat(os.path.join(folder, ".git")).st_mode
+        except OSError:
+            continue
+        return os.path.join(folder, ".git") if stat.S_ISDIR(mode) else None
+    return None
+
+
+def in_work_tree(root: Path) -> bool:
     """Whether git could see a work tree here: a .git in the folder or above it, or git's
     own variables set. Starting git to be told no costs a warm map of a source archive
     more than its lookup in the cache."""
@@ -383,8 +398,7 @@ class Snapshot:
         (where it vouches for every folder of the last look, which this snapshot's were, and
         no event named a .gitignore, none is)."""
         try:
-            if quiet is not None and quiet.whole and not quiet.moved \
-                    and not any(path.endswith("/.gitignore") for path in quiet.named):
+            if quiet is not None and quiet.settled():
                 return True
             if quiet is None:
                 return all(os.stat(folder).st_mtime_ns == stamp for folder, stamp in self.folders.items()) \

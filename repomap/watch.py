@@ -6,8 +6,9 @@ a kept RepoMap took to map it again after an edit (bench/speed.py).
 A folder is trusted once it was watched through a whole look: any change to its entries, or
 to a file in it, after that look's stat of it makes an event. Where one may have been lost
 (the queue overflowed, a watch ended) or nothing is trusted yet, the look stats as ever.
-Changes that make no event are not seen: a write through a memory map, or by another
-machine on a network file system (only local file systems are watched: _LOCAL).
+Changes that make no event are not seen: a write through a memory map, by another machine
+on a network file system (only local file systems are watched: _LOCAL), or to git's global
+excludes file (core.excludesFile), which decides what git lists in a work tree as well.
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ _LOCAL = {0xEF53, 0x58465342, 0x9123683E, 0x01021994, 0x794C7630, 0xF2F52010, 0x
 
 @dataclass
 class Look:
-    """What a look found: the files listed, the stamps of those wanted, what stamping them
-    tallied, and the folders to watch: those of the files and those walked (`walked`,
-    discover.Walker.folders, the same object till the next walk)."""
+    """What a look found: the files listed and what listing them tallied, the stamps of
+    those wanted and what stamping them tallied, and the folders to watch: those of the
+    files and those walked (`walked`, discover.Walker.folders, the same object till the
+    next walk)."""
 
     files: list[str]
+    listing: Tally
     stamps: dict[str, tuple[int, int]]
     tally: Tally
     folders: set[str]
@@ -65,6 +68,13 @@ class Quiet:
 
     def file(self, path: str) -> bool:
         return path not in self.named and os.path.dirname(path) in self.trusted
+
+    def settled(self, git: str | None = None) -> bool:
+        """Whether the files listed are the last look's: every folder of it was watched, no
+        folder's entries changed, and no event named a .gitignore, or a file in `git` (the
+        work tree's .git folder: its index and info/exclude decide what git lists)."""
+        return self.whole and not self.moved and not any(
+            path.endswith("/.gitignore") or git is not None and path.startswith(git + "/") for path in self.named)
 
 
 class Watch:
@@ -114,20 +124,27 @@ class Watch:
         again = stamp(named)
         return ({**last.stamps, **again}, last.tally) if len(again) == len(named) else None
 
-    def end(self, files: list[str], stamps: dict[str, tuple[int, int]], tally: Tally, walked: dict) -> None:
+    @property
+    def watching(self) -> bool:
+        return self._fd is not None
+
+    def end(self, files: list[str], listing: Tally, stamps: dict[str, tuple[int, int]], tally: Tally,
+            walked: dict, git: str | None = None) -> None:
         """The look found these files and stamps (and tallied this), and walked these folders
         (discover.Walker.folders): trust the folders watched through it, and watch those of
-        the files and those walked not watched yet (trusted after the next look)."""
+        the files and those walked not watched yet, and `git` (the work tree's .git folder)
+        and its info folder (trusted after the next look)."""
         last = self.last
         if self._fd is None:  # nothing to watch: the folders are not worked out
-            self.last = Look(files, stamps, tally, set(), walked)
+            self.last = Look(files, listing, stamps, tally, set(), walked)
             return
         if last is not None and last.folders and walked is last.walked and files == last.files:
             folders = last.folders
         else:
             parents = {rel.rpartition("/")[0] for rel in files}
             folders = {f"{self.root}/{folder}" if folder else self.root for folder in parents} | walked.keys()
-        self.last = Look(files, stamps, tally, folders, walked)
+            folders.update(folder for folder in (git, f"{git}/info") if git and os.path.isdir(folder))
+        self.last = Look(files, listing, stamps, tally, folders, walked)
         self._read()  # a watch that ended during the look, or events lost, untrust their folders
         self._trusted = self._watched & self._folders.keys()
         self._whole = folders <= self._trusted

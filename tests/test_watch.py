@@ -2,6 +2,7 @@
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +105,47 @@ def test_lost_events_make_the_next_look_whole(shop, monkeypatch):
     kept.close()
     kept.build()
     assert str(kept.root / "shop" / "cart.py") in asked  # closed: every look is whole
+
+
+def test_a_watched_repomap_in_a_git_work_tree_lists_again_only_when_something_git_reads_changed(shop, monkeypatch):
+    """git lists the files of a work tree, by its index, the .gitignore files and
+    .git/info/exclude: a kept RepoMap does not run it again while none of those, and no
+    folder's entries, changed; then every change git would see must show."""
+    import subprocess
+
+    from conftest import git
+
+    git_init(shop)
+    (shop / "notes").mkdir()
+    (shop / "notes" / "draft.log").write_text("ignored\n")
+    (shop / ".gitignore").write_text("*.log\n")
+    kept = watched(shop)
+
+    def same_as_fresh():
+        text = kept.build().text
+        assert text == RepoMap(shop, tokens=4000, use_cache=False).build().text
+        return text
+
+    money = shop / "shop" / "money.py"
+    money.write_text(money.read_text() + "\n\ndef in_place_edit():\n    return 1\n")
+    run, listings = subprocess.run, []
+    monkeypatch.setattr(subprocess, "run", lambda args, *a, **k: listings.append(args) or run(args, *a, **k))
+    assert "def in_place_edit():" in kept.build().text
+    monkeypatch.undo()
+    assert not [args for args in listings if "ls-files" in args]  # an edit in place: git is not asked
+    (shop / "empty").mkdir()  # a folder no listed file is in, watched all the same
+    same_as_fresh()
+    (shop / "empty" / "later.py").write_text("def made_in_an_empty_folder():\n    pass\n")
+    assert "def made_in_an_empty_folder():" in same_as_fresh()
+    (shop / "notes" / "idea.py").write_text("def next_to_ignored_files():\n    pass\n")
+    assert "def next_to_ignored_files():" in same_as_fresh()
+    exclude = Path(git(shop, "rev-parse", "--git-path", "info/exclude").stdout.strip())
+    exclude = exclude if exclude.is_absolute() else shop / exclude
+    exclude.write_text(exclude.read_text() + "notes/\n")  # git's own list, edited in place
+    assert "notes/idea.py" not in same_as_fresh()
+    git(shop, "rm", "-q", "--cached", "svc/store.go")  # no longer tracked, and ignored
+    (shop / ".gitignore").write_text("*.log\nsvc/store.go\n")
+    assert "svc/store.go" not in same_as_fresh()
+    git(shop, "add", "-f", "svc/store.go")  # tracked again though ignored: only the index says so
+    assert "svc/store.go:" in same_as_fresh()
+    kept.close()
