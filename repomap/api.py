@@ -7,6 +7,7 @@ import json
 import marshal
 import math
 import os
+import stat
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -857,10 +858,22 @@ class RepoMap:
             return None
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
-        """One file's bytes and tags, read and parsed now, so both are of the same moment."""
-        if tags.language_for(rel) is None or not os.path.isfile(self.root / rel):
+        """One file's bytes and tags, read and parsed now, so both are of the same moment.
+        Changed where the file's size or time moved meanwhile: it was read as it was being
+        written (emptied, then filled), and the call is made again."""
+        try:
+            before = os.stat(self.root / rel)
+        except OSError:
+            before = None
+        if tags.language_for(rel) is None or before is None or not stat.S_ISREG(before.st_mode):
             raise NotFound(f"no source file {rel}", [])
         (_, answer), = self._parse_files([rel])
+        try:
+            after = os.stat(self.root / rel)
+        except OSError:
+            after = None
+        if after is None or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+            raise Changed(f"{rel} changed while it was read; try again")
         if isinstance(answer, str):
             raise NotFound(f"{rel} cannot be tagged ({answer})", [])
         return answer

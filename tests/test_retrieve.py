@@ -240,3 +240,35 @@ def test_retrieve_returns_whole_declarations_with_keyword_and_comments(tmp_path,
         result = run("retrieve", target, tmp_path)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split("\n", 1)[1] == text + "\n", target
+
+
+def test_a_file_read_while_it_is_written_is_read_again_not_found_wanting(repo, monkeypatch):
+    """A file emptied and filled again (an editor's save) may be read in between: that read
+    is not an answer ("no definition"); the call is made again, and where the file keeps
+    changing on every try, says so."""
+    from repomap import RepoMap
+    from repomap.api import ATTEMPTS
+    from repomap.errors import Changed
+
+    svc = repo / "svc.py"
+    rm = RepoMap(repo, use_cache=False)
+    parse, tries = rm._parse_files, []
+
+    def written_meanwhile(rels, times):
+        tries.append(rels)
+        answers = list(parse(rels))
+        if len(tries) <= times:  # read while emptied, then filled: the file's time moves
+            svc.write_text("")
+            answers = list(parse(rels))
+            os.utime(svc, ns=(len(tries) * 10**9, len(tries) * 10**9))
+            svc.write_text(SERVICE)
+        return iter(answers)
+
+    monkeypatch.setattr(rm, "_parse_files", lambda rels: written_meanwhile(rels, 1))
+    assert rm.retrieve("svc.py::retry_connection#function").data.startswith(b"# Retries with backoff.")
+    assert len(tries) == 2
+    tries.clear()
+    monkeypatch.setattr(rm, "_parse_files", lambda rels: written_meanwhile(rels, ATTEMPTS))
+    with pytest.raises(Changed, match="changed while it was read"):
+        rm.retrieve("svc.py::retry_connection#function")
+    assert len(tries) == ATTEMPTS
