@@ -7,7 +7,6 @@ import json
 import marshal
 import math
 import os
-import stat
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -859,20 +858,16 @@ class RepoMap:
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
         """One file's bytes and tags, read and parsed now, so both are of the same moment.
-        Changed where the file's size or time moved meanwhile: it was read as it was being
+        Changed where its stamp (Indexer.stamps) moved meanwhile: it was read as it was being
         written (emptied, then filled), and the call is made again."""
-        try:
-            before = os.stat(self.root / rel)
-        except OSError:
-            before = None
-        if tags.language_for(rel) is None or before is None or not stat.S_ISREG(before.st_mode):
+        def stamp() -> dict[str, tuple[int, int]]:  # {} where it is no source file (of a language we tag)
+            return self.indexer.stamps([rel], discover.Tally()) if os.path.isfile(self.root / rel) else {}
+
+        before = stamp()
+        if not before:
             raise NotFound(f"no source file {rel}", [])
         (_, answer), = self._parse_files([rel])
-        try:
-            after = os.stat(self.root / rel)
-        except OSError:
-            after = None
-        if after is None or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        if stamp() != before:
             raise Changed(f"{rel} changed while it was read; try again")
         if isinstance(answer, str):
             raise NotFound(f"{rel} cannot be tagged ({answer})", [])

@@ -397,15 +397,13 @@ class Snapshot:
         """Whether no folder or .gitignore changed: those `quiet` vouches for are not looked at
         (where it vouches for every folder of the last look, which this snapshot's were, and
         no event named a .gitignore, none is)."""
+        if quiet is not None and quiet.settled():
+            return True
+        folder_vouched, file_vouched = (quiet.folder, quiet.file) if quiet is not None else ((lambda path: False),) * 2
         try:
-            if quiet is not None and quiet.settled():
-                return True
-            if quiet is None:
-                return all(os.stat(folder).st_mtime_ns == stamp for folder, stamp in self.folders.items()) \
-                    and all(_stamp(path) == stamp for path, stamp in self.ignores.items())
-            return all(quiet.folder(folder) or os.stat(folder).st_mtime_ns == stamp
+            return all(folder_vouched(folder) or os.stat(folder).st_mtime_ns == stamp
                        for folder, stamp in self.folders.items()) \
-                and all(quiet.file(path) or _stamp(path) == stamp for path, stamp in self.ignores.items())
+                and all(file_vouched(path) or _stamp(path) == stamp for path, stamp in self.ignores.items())
         except OSError:
             return False
 
