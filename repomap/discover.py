@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import re
@@ -13,7 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from . import paths
 from .config import DEFAULTS
+from .errors import warn
 
 if TYPE_CHECKING:
     from .watch import Quiet
@@ -150,19 +153,32 @@ def _outside_environments(files: list[str], tally: Tally) -> list[str]:
     return kept
 
 
+# Settings that make `git ls-files` run a program, overridden: a repository's own config
+# (.git/config, or the one a .git file's gitdir names) is the repository's to write, and
+# repomap never runs code from the repository. git-ls-files(1) runs core.fsmonitor;
+# hooks and a pager are shut off too, though ls-files with a pipe for output starts neither.
+_GIT_SAFE = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+
+
 def _git_files(root: Path) -> list[str] | None:
+    """The files git lists in the work tree `root` is in; None where there is none, or git
+    refuses it (a repository another user owns): a warning says so and the folder is walked."""
     if not in_work_tree(root):
         return None
     import subprocess  # only for a work tree: a source archive's walk never starts git
 
+    command = ["git", *_GIT_SAFE, "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, timeout=60, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
+        done = subprocess.run(command, capture_output=True, timeout=60, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.SubprocessError) as exc:
+        warn(f"git could not list the work tree ({exc}): walked it instead")
         return None
-    files = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
-    return [f for f in files if _regular(os.path.join(root, f))]
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        warn(f"git refused to list the work tree ({said[0] if said else f'exit {done.returncode}'}): walked it instead")
+        return None
+    files = [p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p]
+    return paths.without_links(str(root), files)
 
 
 def git_folder(root: Path) -> str | None:
@@ -187,14 +203,6 @@ def in_work_tree(root: Path) -> bool:
     if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
         return True
     return any(os.path.lexists(os.path.join(folder, ".git")) for folder in (root, *root.parents))
-
-
-def _regular(path: str) -> bool:
-    """A file, not a symbolic link (one stat call)."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 @dataclass
@@ -537,14 +545,20 @@ def _ignored(rel: str, name: str, is_dir: bool, rules: list[Ignore]) -> str:
     return ""
 
 
-def read_source(path: Path, max_file_size: int = DEFAULTS["max_file_size"]) -> tuple[bytes | None, str]:
-    """The file's bytes, or None and why not: unreadable, too large, binary or minified."""
+def read_source(path: Path | str, max_file_size: int = DEFAULTS["max_file_size"]) -> tuple[bytes | None, str]:
+    """The file's bytes, or None and why not: behind a link, unreadable, too large, binary or
+    minified. `path` is the resolved root joined with a relative path (paths.open_source)."""
     try:
-        if path.stat().st_size > max_file_size:
-            return None, "too large"
-        data = path.read_bytes()
-    except OSError:
-        return None, "unreadable"
+        fd = paths.open_source(os.fspath(path))
+    except OSError as exc:
+        return None, "behind a symbolic link" if exc.errno == errno.ELOOP else "unreadable"
+    with open(fd, "rb") as file:
+        try:
+            data = file.read(max_file_size + 1)
+        except OSError:
+            return None, "unreadable"
+    if len(data) > max_file_size:
+        return None, "too large"
     if b"\0" in data[:8192]:
         return None, "binary"
     lines = data.splitlines()

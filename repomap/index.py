@@ -481,12 +481,9 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
 
 def _unchanged(job: tuple) -> tuple[str, None, None] | None:
     """_tag_job's answer for a file whose bytes hash as stored, without tagging it; else None."""
-    path, _, _, _, stored_hash, _ = job
-    try:
-        same = bool(stored_hash) and cache.content_hash(Path(path).read_bytes()) == stored_hash
-    except OSError:  # whoever tags it says why
-        same = False
-    return (stored_hash, None, None) if same else None
+    path, _, _, max_file_size, stored_hash, _ = job
+    data = discover.read_source(path, max_file_size)[0] if stored_hash else None  # else whoever tags it says why
+    return (stored_hash, None, None) if data is not None and cache.content_hash(data) == stored_hash else None
 
 
 def _tag_changed(job: tuple) -> tuple[str, bytes | None, bytes | None]:
