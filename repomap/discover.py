@@ -124,8 +124,7 @@ def glob_match(rel: str, pattern: str) -> bool:
 def _glob(pattern: str) -> re.Pattern:
     """A glob compiled once: --include is matched against every file (translated each
     time, it took 2 s of a kernel's 80,000)."""
-    anchored = "/" in pattern.rstrip("/")
-    return re.compile(("" if anchored else "(?:.*/)?") + _glob_regex(pattern.strip("/")))
+    return re.compile(_glob_regex(pattern.strip("/"), any_depth="/" not in pattern.rstrip("/")))
 
 
 def list_files(root: Path, tally: Tally | None = None, ignore: bool = True, walker: Walker | None = None,
@@ -483,20 +482,31 @@ def _parse_gitignore(path: Path, base: str) -> Ignore:
     return _ignore_rules(text, base)
 
 
+def _unpadded(line: str) -> str:
+    """A .gitignore line less its trailing spaces, but for one escaped with a backslash."""
+    stripped = line.rstrip()
+    slashes = len(stripped) - len(stripped.rstrip("\\"))
+    return stripped + " " if slashes % 2 and line[len(stripped):].startswith(" ") else stripped
+
+
 def _ignore_rules(text: list[str], base: str) -> Ignore:
     """The rules of a .gitignore's lines, in folder `base`."""
     lines: list[tuple[bool, str]] = []
     groups: dict[tuple[bool, bool], list[tuple[str, int]]] = {}
     for line in text:
-        line = written = line.rstrip()
+        line = written = _unpadded(line)
         if not line or line.startswith("#"):
             continue
         negated = line.startswith("!")
         line = line[1:] if negated else line
         dir_only = line.endswith("/")
         line = line.rstrip("/")
-        by_name = "/" not in line and "**" not in line
+        by_name = "/" not in line
         regex = _glob_regex(line.lstrip("/"))
+        try:
+            re.compile(regex)
+        except re.error:  # a range backwards ([z-a]): git matches nothing with it
+            continue
         for is_dir in (True, False) if not dir_only else (True,):
             groups.setdefault((is_dir, by_name), []).append((regex, len(lines)))
         lines.append((negated, written))
@@ -505,34 +515,61 @@ def _ignore_rules(text: list[str], base: str) -> Ignore:
     return Ignore(base, lines, regexes)
 
 
-def _glob_regex(pattern: str) -> str:
-    """A gitignore glob as a regex: * and ? stop at /, ** crosses folders."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
+def _glob_regex(pattern: str, any_depth: bool = False) -> str:
+    """A gitignore glob as a regex (`any_depth`: below any folder, as a pattern without a
+    slash is), in git's sense: * and ? stop at /, a ** component crosses folders, and other
+    runs of * are one *. Written so that matching never backtracks without bound, whatever
+    the pattern (a .gitignore and --exclude are the repository's or the user's to write):
+    between two *, the first place the piece in between matches is the right one, and
+    between two ** components, the first folder the components in between match at; each is
+    an atomic group, so a failed match never tries the others. A last piece, anchored at the
+    end, is tried at each place once."""
+    groups: list[list[str]] = [[]]  # the components between ** components
+    parts = [part for part in pattern.split("/") if part]
+    for k, part in enumerate(parts):
+        if len(part) > 1 and part.strip("*") == "":  # *** is ** too
+            groups.append([])
+            continue
+        groups[-1].append(_component_regex(part))
+        if part.endswith("**") and k + 1 < len(parts):  # x**/ is x*/**/ (git also lets it match nothing)
+            groups.append([])
+    if any_depth and groups[0]:
+        groups.insert(0, [])
+    first, *middle, last = groups if len(groups) > 1 else groups * 2
+    if len(groups) == 1:
+        return "/".join(first)
+    out = "/".join(first) + "/" if first else ""
+    out += "".join(f"(?>(?:[^/]*/)*?{'/'.join(group)}/)" for group in middle if group)
+    return out + ("(?:[^/]*/)*" + "/".join(last) if last else ".*")
+
+
+def _component_regex(part: str) -> str:
+    """One component of a glob (no /) as an atomic regex that ends where the component does."""
+    pieces: list[list[str]] = [[]]  # what stands between the *s: fixed-length runs
+    i = 0
+    while i < len(part):
+        char = part[i]
+        if char == "*":
+            pieces.append([])
+        elif char == "?":
+            pieces[-1].append("[^/]")
+        elif char == "[" and "]" in part[i + 2:]:
+            end = part.index("]", i + 2)
+            body = part[i + 1:end]
+            negated = body[:1] in ("!", "^")
+            body = "".join(c if c == "-" else re.escape(c) for c in body[negated:])
+            pieces[-1].append(f"[^/{body}]" if negated else f"[{body}]")
+            i = end
+        elif char == "\\" and i + 1 < len(part):
             i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1:end]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-            i = end + 1
-        elif pattern[i] == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
+            pieces[-1].append(re.escape(part[i]))
         else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
+            pieces[-1].append(re.escape(char))
+        i += 1
+    if len(pieces) == 1:
+        return "".join(pieces[0])
+    first, *middle, last = ("".join(piece) for piece in pieces)
+    return f"(?>{first}" + "".join(f"(?>[^/]*?{piece})" for piece in middle if piece) + f"[^/]*{last}(?![^/]))"
 
 
 def _ignored(rel: str, name: str, is_dir: bool, rules: list[Ignore]) -> str:

@@ -1,6 +1,8 @@
 """Which files are read: git's view in a work tree, a .gitignore-honouring walk elsewhere."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -94,6 +96,71 @@ def test_walk_agrees_with_git_where_name_and_path_lines_mix(tmp_path):
     assert walked == listed
     assert {"src/keep.gen", "docs/y.txt", "lib/z.gen"} <= set(walked)  # a later line of the other kind won
     assert not {"keep.gen", "src/a.gen", "docs/x.gen", "lib/z.txt", "out/o.txt", "t/cache/c.py"} & set(walked)
+
+
+# Pattern pieces git reads in ways of its own that repomap does not copy: a doubled slash,
+# and ** glued to the name before it (x**/y, which git also lets match "xy").
+_GLOB_PIECES = ["a", "b", "*", "?", "**", "/", "[ab]", "[!a]", "\\*", ".", "!"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_walk_agrees_with_git_on_generated_ignore_patterns(tmp_path, seed):
+    """A walk's .gitignore rules against git's own, on random patterns and trees."""
+    import random
+    import re
+    import subprocess
+
+    rng = random.Random(seed)
+    for trial in range(25):
+        root = tmp_path / f"t{trial}"
+        patterns = ["".join(rng.choice(_GLOB_PIECES) for _ in range(rng.randint(1, 6))) for _ in range(4)]
+        patterns = [p for p in patterns if "//" not in p and not re.search(r"[^/]\*\*+/", p)
+                    and p.strip("/!") and not p.startswith("#") and "!" not in p[1:]]
+        for _ in range(20):
+            parts = ["".join(rng.choice("ab.*") for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3))]
+            if not {".", ".."} & set(parts):
+                path = root.joinpath(*parts)
+                if not any(p.is_file() for p in [path, *path.parents]):
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    if not path.is_dir():
+                        path.write_text("x\n")
+        root.mkdir(exist_ok=True)
+        (root / ".gitignore").write_text("\n".join(patterns) + "\n")
+        walked = list_files(root)
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        assert walked == list_files(root), (seed, trial, patterns)
+
+
+@pytest.mark.parametrize("where", [".gitignore", "exclude"])
+def test_ignore_patterns_never_backtrack_without_bound(shop, where):
+    """Runs of stars, and stars with letters between them, once took minutes on one file:
+    each is matched in time in proportion to the name."""
+    evil = ["*" * 26 + "x", "*a" * 30 + "b", "**/a/" * 30 + "b", "a" * 60 + "*" * 40 + "[!y]"]
+    (shop / ("a" * 200 + ".py")).write_text("def long_named():\n    pass\n")
+    if where == ".gitignore":
+        (shop / ".gitignore").write_text("\n".join(evil) + "\n")
+        settings = []
+    else:
+        settings = [arg for pattern in evil for arg in ("--exclude", pattern)]
+    result = subprocess.run([sys.executable, "-m", "repomap", "map", str(shop), "--no-cache", "--tokens", "8000", *settings],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "long_named" in result.stdout, result.stderr
+
+
+def test_a_backwards_range_in_gitignore_matches_nothing(shop):
+    (shop / ".gitignore").write_text("[z-a].py\ncart.py\n")
+    result = run("map", shop, "--no-cache")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "shop/cart.py" not in result.stdout and "shop/money.py" in result.stdout
+
+
+def test_an_escaped_trailing_space_in_gitignore_is_kept(tmp_path):
+    for name in ("sp.py ", "sp.py"):
+        (tmp_path / name).write_text("x\n")
+    (tmp_path / ".gitignore").write_text("sp.py\\ \n")
+    walked = list_files(tmp_path)
+    git_init(tmp_path)
+    assert walked == list_files(tmp_path) and "sp.py" in walked and "sp.py " not in walked
 
 
 def listing(monkeypatch):
