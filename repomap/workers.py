@@ -134,7 +134,6 @@ def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Cal
     _reap()
     reading, writing = os.pipe()
     _widen(writing)
-    parent = os.getpid()
 
     def child() -> None:
         os.close(reading)
@@ -144,7 +143,7 @@ def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Cal
         jobs, work, setup = then(answer)
         pipe.send(jobs)
         if jobs:
-            _serve(pipe, work, setup, parent, [jobs])
+            _serve(pipe, work, setup, [jobs])
 
     pid = _fork(child)
     os.close(writing)
@@ -241,14 +240,13 @@ def _start(work: Callable, setup: Callable[[], None] | None, workers: list[_Work
     """A forked worker, with a pipe each way."""
     jobs_read, jobs_write = os.pipe()
     answers_read, answers_write = os.pipe()
-    parent = os.getpid()
 
     def child() -> None:
         os.close(jobs_write)
         os.close(answers_read)
         for other in workers:  # the others' ends: a worker's jobs end when this process closes them
             other.pipe.close()
-        _serve(_Pipe(jobs_read, answers_write), work, setup, parent)
+        _serve(_Pipe(jobs_read, answers_write), work, setup)
 
     pid = _fork(child)
     os.close(jobs_read)
@@ -306,11 +304,14 @@ def _reap() -> None:
 
 def _fork(child: Callable[[], None]) -> int:
     """A forked process that runs child() and exits (1 if it raised): it never returns into
-    the caller's code."""
+    the caller's code, ignores Ctrl-C and dies with this process."""
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+            _die_with(parent)  # before any work: a parent killed meanwhile leaves no orphan behind
             child()
             status = 0
         finally:
@@ -318,13 +319,11 @@ def _fork(child: Callable[[], None]) -> int:
     return pid
 
 
-def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None, parent: int,
+def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None,
            chunks: Iterable[list] | None = None) -> None:
     """A worker: its setup (its memory capped after it, what it warned of sent first), then
     each job of each chunk answered as it finishes: the chunks given, else those the parent
     sends until it closes the pipe or dies."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _die_with(parent)
     with held() as warnings:
         if setup is not None:
             setup()

@@ -367,6 +367,44 @@ def many_files(tmp_path_factory):
     return root
 
 
+def test_the_forked_stamping_child_dies_with_a_killed_map(shop, tmp_path):
+    """A warm CLI map forks a child that lists and stamps the files; here git, which it runs,
+    hangs. A kill -9 of the map must take the child with it, not leave it to PID 1."""
+    git_init(shop)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert run("map", shop, *cache).returncode == 0
+    slow = tmp_path / "bin"
+    slow.mkdir()
+    (slow / "git").write_text("#!/bin/sh\nexec sleep 60\n")
+    (slow / "git").chmod(0o755)
+    cart = shop / "shop" / "cart.py"
+    cart.write_text(cart.read_text() + "\n\ndef added():\n    pass\n")
+    env = {**os.environ, "PATH": f"{slow}:{os.environ['PATH']}"}
+    process = subprocess.Popen([sys.executable, "-m", "repomap", "map", str(shop), *cache], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        children: set[int] = set()
+        while time.monotonic() < deadline and not any(_children(c) for c in children):
+            children = _children(process.pid)  # the child, once its git (sleep) runs
+            time.sleep(0.05)
+        assert children, "the map forked no child"
+        process.kill()
+        process.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(_alive(c) for c in children):
+            time.sleep(0.05)
+        assert not any(_alive(c) for c in children)
+    finally:
+        process.kill()
+        for child in children:
+            for pid in [child, *_children(child)]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
 def test_workers_die_with_a_killed_run(many_files, tmp_path, how):
     rng = random.Random(how)
