@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import marshal
-import math
 import os
 import sys
 import threading
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from . import cache, config, discover, memory, retrieve, tags, tokens, watch, words
-from .config import DEFAULTS
+from .config import DEFAULTS, MAX_PARSE_TIMEOUT
 from .errors import Changed, NotFound, RepoMapError
 from .index import FileInfo, Indexer
 from .retrieve import Snippet
@@ -131,6 +130,21 @@ def _forks_cleanly() -> bool:
     return "numpy" not in sys.modules and threading.active_count() == 1
 
 
+def _root(root: str | os.PathLike) -> Path:
+    """The repository's folder, resolved; RepoMapError where it cannot be mapped."""
+    try:
+        resolved = Path(root).resolve()
+        if not resolved.exists():
+            raise RepoMapError(f"no such directory: {root}")
+        if not resolved.is_dir():
+            raise RepoMapError(f"not a directory: {root}")
+        if all(p.exists() for p in (resolved / "HEAD", resolved / "objects", resolved / "refs")):
+            raise RepoMapError(f"{root} is a bare git repository: it has no files to map; map a clone of it")
+    except OSError as exc:
+        raise RepoMapError(f"cannot open {root}: {exc.strerror or exc}") from None
+    return resolved
+
+
 def _map_result(saved: dict, ranked: Sequence[Ranked] = ()) -> MapResult:
     """A map as stored (RepoMap._save_map), with this ranking."""
     return MapResult(saved["text"], saved["tokens"], list(saved["files"]), ranked, dict(saved["notes"]),
@@ -158,13 +172,7 @@ class RepoMap:
                  settings: bool = True):
         """Arguments left out (None) come from the repository's settings file (.repomap.toml
         or [tool.repomap]) unless `settings` is false, else from config.DEFAULTS."""
-        self.root = Path(root).resolve()
-        if not self.root.exists():
-            raise RepoMapError(f"no such directory: {root}")
-        if not self.root.is_dir():
-            raise RepoMapError(f"not a directory: {root}")
-        if all(p.exists() for p in (self.root / "HEAD", self.root / "objects", self.root / "refs")):
-            raise RepoMapError(f"{root} is a bare git repository: it has no files to map; map a clone of it")
+        self.root = _root(root)
         given = {"tokens": tokens, "format": fmt, "include": include, "exclude": exclude,
                  "hide_secondary": hide_secondary, "max_file_size": max_file_size, "parse_timeout": parse_timeout}
         chosen = {**DEFAULTS, **(config.load(self.root) if settings else {}),
@@ -172,8 +180,9 @@ class RepoMap:
         tokens, fmt, include, exclude, hide_secondary, max_file_size, parse_timeout = map(chosen.get, given)
         if tokens < 1:
             raise RepoMapError(f"the token budget must be a positive number, not {tokens}")
-        if not (parse_timeout > 0 and math.isfinite(parse_timeout)):
-            raise RepoMapError(f"the parse timeout must be more than 0 seconds, not {parse_timeout}")
+        if not 0 < parse_timeout <= MAX_PARSE_TIMEOUT:
+            raise RepoMapError(f"the parse timeout must be more than 0 and at most {MAX_PARSE_TIMEOUT:g} seconds, "
+                               f"not {parse_timeout}")
         self.tokens = tokens
         self.fmt = fmt
         self.template = Path(template) if template else None
@@ -248,6 +257,8 @@ class RepoMap:
         """
         focus, mention_files = list(map(os.fspath, focus)), list(map(os.fspath, mention_files))  # Paths too
         mention_idents = sorted(mention_idents)
+        if tokens is not None and tokens < 1:
+            raise RepoMapError(f"the token budget must be a positive number, not {tokens}")
         budget = tokens or self.tokens
         previous_order = list(previous_order)
         tally = discover.Tally()
@@ -381,6 +392,8 @@ class RepoMap:
     @_one_at_a_time
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
+        if limit < 1:
+            raise RepoMapError(f"the number of hits must be a positive number, not {limit}")
         query = words.task_text(query)
         scan = self.scan()
         keep = None if kind is None and path is None else \
@@ -881,6 +894,17 @@ class RepoMap:
         jobs = [(str(self.root / rel), rel, self.indexer.max_file_size) for rel in rels]
         for job, answer in workers.run(_parse_job, jobs, self.indexer.parse_timeout, os.cpu_count() or 1, setup):
             yield job[1], answer.reason if isinstance(answer, workers.Failed) else answer
+
+    def focus_file(self, path: str | os.PathLike) -> str:
+        """`path` (absolute, or relative to the root or the working folder) as the
+        repository-relative path of a file in it; RepoMapError where it is outside the
+        repository or names no file there."""
+        rel = self._relative(path)
+        if rel is None:
+            raise RepoMapError(f"focus path outside the repository: {path}")
+        if not (self.root / rel).is_file():
+            raise RepoMapError(f"no such focus file: {path}")
+        return rel
 
     def _relative(self, path: str | os.PathLike) -> str | None:
         """A repository-relative path with /, or None if the path is outside the root."""

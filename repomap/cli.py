@@ -333,8 +333,7 @@ def _run_map(args: argparse.Namespace) -> int:
 
 def _check_focus(repo: RepoMap, focus: list[str]) -> None:
     for name in focus:
-        if not os.path.isfile(name) and not os.path.isfile(repo.root / name):
-            raise RepoMapError(f"no such focus file: {name}")
+        repo.focus_file(name)
 
 
 def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:

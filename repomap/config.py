@@ -21,6 +21,9 @@ DEFAULTS = {
     "parse_timeout": 10.0,  # seconds to tag one file before it is skipped
     "output": "REPOMAP.md",  # where `repomap write` puts the map
 }
+# The longest a file may take to tag: longer is no limit at all, and the system's timers
+# (select, the time of day) overflow far beyond it.
+MAX_PARSE_TIMEOUT = 86_400.0
 FORMATS = ("text", "markdown", "json")  # of a map (templates/FORMAT.j2)
 VIEW_FORMATS = ("text", "markdown")  # whose templates show of a file its path, language and lines alone (render.view)
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot", "html")  # of the ranked graph (export.py)
@@ -40,8 +43,11 @@ def load(root: Path) -> dict:
         data = _read(pyproject)
         # A pyproject.toml that never names us holds no [tool.repomap], and is not ours to
         # parse: parsing Django's cost a map after an edit 4 ms, and its errors are not ours.
-        section = _parsed(data, pyproject).get("tool", {}).get("repomap") if b"repomap" in data else None
+        tool = _parsed(data, pyproject).get("tool", {}) if b"repomap" in data else {}
+        section = tool.get("repomap") if isinstance(tool, dict) else None
         if section is not None:
+            if not isinstance(section, dict):
+                raise ConfigError("[tool.repomap] in pyproject.toml must be a table of settings")
             return _checked(section, "pyproject.toml [tool.repomap]")
     return {}
 
@@ -60,6 +66,8 @@ def _parsed(data: bytes, path: Path) -> dict:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path.name}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read {path.name}: its values nest too deeply") from None
 
 
 def _checked(settings: dict, where: str) -> dict:
@@ -74,4 +82,6 @@ def _checked(settings: dict, where: str) -> dict:
             raise ConfigError(f"setting {key!r} in {where} must be {'a list of strings' if kind is list else kind.__name__}")
         if kind in (int, float) and not (math.isfinite(value) and value > 0):
             raise ConfigError(f"setting {key!r} in {where} must be a finite number above 0, not {value}")
+        if key == "parse_timeout" and value > MAX_PARSE_TIMEOUT:
+            raise ConfigError(f"setting {key!r} in {where} must be at most {MAX_PARSE_TIMEOUT:g} seconds, not {value}")
     return dict(settings)

@@ -310,23 +310,19 @@ class Walker:
             self._load = None
         listed_before = self._listed
         found: list[str] = []
-        rules: list[Ignore] = []  # the .gitignore files above the folder being visited, deepest last
         seen: dict[str, _Listed] = {}
-
-        def visit(folder: str, rel: str) -> None:
-            listed = self._listing(folder, rel, rules, ignore, quiet)
+        # (folder, its path relative to the root, the .gitignore files above it, deepest last):
+        # a stack, not recursion, since a tree may nest folders deeper than Python recurses
+        pending: list[tuple[str, str, tuple[Ignore, ...]]] = [(str(root), "", ())]
+        while pending:
+            folder, rel, above = pending.pop()
+            listed = self._listing(folder, rel, above, ignore, quiet)
             seen[folder] = listed
             found.extend(listed.files)
             for rule in listed.hidden:
                 tally.hide(rule)
-            if listed.ignore is not None:
-                rules.append(listed.ignore)
-            for path, child in listed.folders:
-                visit(path, child)
-            if listed.ignore is not None:
-                rules.pop()
-
-        visit(str(root), "")
+            inner = above + (listed.ignore,) if listed.ignore is not None else above
+            pending.extend((path, child, inner) for path, child in reversed(listed.folders))
         found.sort()
         self._listed = seen  # folders gone are forgotten
         self._snapshot = Snapshot.of(seen, found)
@@ -340,8 +336,8 @@ class Walker:
         """The folders the last walk looked at (as keys; the same object till the next walk)."""
         return self._snapshot.folders if self._snapshot is not None else self._listed
 
-    def _listing(self, folder: str, rel: str, rules: list[Ignore], ignore: bool, quiet: Quiet | None) -> _Listed:
-        above = tuple(rules)
+    def _listing(self, folder: str, rel: str, above: tuple[Ignore, ...], ignore: bool, quiet: Quiet | None
+                 ) -> _Listed:
         known = self._listed.get(folder)
         try:
             stamp = known.stamp if known is not None and known.stamp != -1 and quiet is not None \
@@ -361,7 +357,7 @@ class Walker:
         if time.time_ns() - max(stamp, ignore_stamp[0] if ignore_stamp else 0) < RACY_NS:
             stamp = -1
         listed = _Listed(stamp, ignore_stamp, own, above, [], [], [])
-        active = rules + [own] if own else rules
+        active = [*above, own] if own else above
         for entry in entries:
             child = f"{rel}{entry.name}"
             if entry.name == ".git" or entry.is_symlink():
@@ -572,7 +568,7 @@ def _component_regex(part: str) -> str:
     return f"(?>{first}" + "".join(f"(?>[^/]*?{piece})" for piece in middle if piece) + f"[^/]*{last}(?![^/]))"
 
 
-def _ignored(rel: str, name: str, is_dir: bool, rules: list[Ignore]) -> str:
+def _ignored(rel: str, name: str, is_dir: bool, rules: Sequence[Ignore]) -> str:
     """The rule that hides `rel` ("" if none does), as "folder/.gitignore: line": the
     deepest .gitignore with a matching line decides."""
     for ignore in reversed(rules):

@@ -17,7 +17,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from .api import RepoMap
 from .errors import NotFound, RepoMapError, clipped
-from .retrieve import Snippet, content, holders
+from .retrieve import Snippet, content, holders, safe_relative
 from .tokens import priced
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
@@ -40,6 +40,15 @@ class _Server(MCPServer):
         return await super().call_tool(name, arguments, context)
 
 
+def _in_repository(repo: RepoMap, path: str) -> bool:
+    """Whether `path`, relative to the root, names a file inside it. A path that leads out is
+    no file whether or not it exists: a client learns nothing of the files outside."""
+    try:
+        return os.path.isfile(repo.root / safe_relative(repo.root, path))
+    except RepoMapError:
+        return False
+
+
 def server(repo: RepoMap) -> MCPServer:
     app = _Server("repomap", instructions="Map, search and read this repository's code for few tokens.")
 
@@ -51,7 +60,7 @@ def server(repo: RepoMap) -> MCPServer:
         tokens = repo.tokens if tokens is None else tokens  # the repository's setting, else 1,024
         if not 1 <= tokens <= MAX_TOKENS:
             raise ToolError(f"tokens must be between 1 and {MAX_TOKENS}")
-        missing = [f for f in focus or [] if not os.path.isfile(repo.root / f)]
+        missing = [f for f in focus or [] if not _in_repository(repo, f)]
         if missing:
             raise ToolError(clipped(f"no such focus file: {', '.join(missing)} (paths are relative to {repo.root})"))
         result = _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=tokens))

@@ -269,6 +269,101 @@ def test_an_endless_parse_timeout_is_refused(shop, value):
     assert result.returncode == 2 and "parse_timeout" in result.stderr
 
 
+@pytest.mark.parametrize("value", ["2147484", "1e10"])
+def test_a_parse_timeout_past_what_the_system_can_time_is_refused(shop, value):
+    result = run("map", shop, "--parse-timeout", value, "--no-cache")
+    clean(result)
+    assert result.returncode == 2 and "parse timeout" in result.stderr, result.stderr
+    (shop / ".repomap.toml").write_text(f"parse_timeout = {value}\n")
+    result = run("map", shop, "--no-cache")
+    clean(result)
+    assert result.returncode == 2 and "parse_timeout" in result.stderr and ".repomap.toml" in result.stderr
+
+
+@pytest.mark.parametrize("text, status", [("[tool]\nrepomap = 5\n", 2), ('tool = 5\nname = "repomap"\n', 0),
+                                          ("[tool]\nrepomap = [1]\n", 2)])
+def test_a_pyproject_whose_tool_table_is_not_a_table(shop, text, status):
+    (shop / "pyproject.toml").write_text(text)
+    result = run("map", shop, "--no-cache")
+    clean(result)
+    assert result.returncode == status, result.stderr
+
+
+def test_settings_nested_beyond_any_parser_are_a_clear_error(shop):
+    (shop / ".repomap.toml").write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    result = run("map", shop, "--no-cache")
+    clean(result)
+    assert result.returncode == 2 and ".repomap.toml" in result.stderr
+
+
+def test_a_component_longer_than_the_system_allows(shop):
+    for command in (["map", shop / ("a" * 300)], ["map", shop, "--focus", "a" * 300 + "/x.py"],
+                    ["write", shop, "--output", "a" * 300 + "/x.md"], ["write", shop, "--output", "b" * 300]):
+        result = run(*command)
+        clean(result)
+        assert result.returncode == 2 and len(result.stderr.splitlines()) <= 2, (command, result.stderr)
+
+
+@pytest.fixture
+def deep(tmp_path):
+    """A file 1,000 folders down (os.makedirs itself recurses too deep for that)."""
+    root = tmp_path / "deep"
+    folder = root
+    root.mkdir()
+    for _ in range(1000):
+        folder = folder / "d"
+        os.mkdir(folder)
+    (folder / "x.py").write_text("def deep_one():\n    pass\n")
+    (root / "top.py").write_text("def top():\n    return deep_one()\n")
+    return root
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_folders_nested_deeper_than_python_recurses(deep, in_git):
+    from repomap import RepoMap
+
+    if in_git:
+        git_init(deep)
+    result = run("map", deep, "--no-cache")
+    clean(result)
+    assert result.returncode == 0 and "def deep_one():" in result.stdout, result.stderr
+    kept = RepoMap(deep, use_cache=False)
+    assert [kept.build().text for _ in range(3)] == [result.stdout] * 3
+
+
+# --- focus paths and limits through every front end ------------------------------------------------
+
+@pytest.mark.parametrize("focus", ["/etc/passwd", "../outside.py", "/no/such/file.py"])
+def test_a_focus_path_outside_the_repository_is_refused(shop, tmp_path, focus):
+    (tmp_path / "outside.py").write_text("def outside():\n    pass\n")
+    result = run("map", shop, "--focus", focus, cwd=shop)
+    clean(result)
+    assert result.returncode == 2 and "outside the repository" in result.stderr, result.stderr
+
+
+def test_mcp_focus_tells_nothing_of_the_files_outside():
+    from test_mcp import session_run
+
+    async def body(session):
+        return [await session.call_tool("repo_map", {"focus": [path], "tokens": 100})
+                for path in ("/etc/passwd", "/no/such/file", "../../../../etc/passwd", "../../../../no/such")]
+
+    answers = session_run(body)
+    assert all(answer.is_error for answer in answers)
+    said = [answer.content[0].text.split(":")[0] for answer in answers]
+    assert len(set(said)) == 1, said
+
+
+def test_the_api_refuses_budgets_and_limits_below_one(shop):
+    from repomap import RepoMap, RepoMapError
+
+    repo = RepoMap(shop, use_cache=False)
+    for call in (lambda: repo.build(tokens=-5), lambda: repo.build(tokens=0), lambda: repo.search("cart", limit=-3),
+                 lambda: repo.search("cart", limit=0)):
+        with pytest.raises(RepoMapError):
+            call()
+
+
 # --- trees that map to nothing ----------------------------------------------------------------
 
 def test_a_bare_repository_says_so(shop, tmp_path):
