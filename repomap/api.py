@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from . import cache, config, discover, memory, retrieve, tags, tokens, watch, words
+from . import cache, config, discover, memory, mirrors, retrieve, tags, tokens, watch, words
 from .config import DEFAULTS, MAX_PARSE_TIMEOUT
 from .errors import Changed, NotFound, RepoMapError
 from .index import FileInfo, Indexer
@@ -67,6 +67,7 @@ class Scan:
     state: str  # a digest of the files' contents
     links: str  # a digest of what the files define and reference: what the graph and names are made of
     views: str  # a digest of what a text or Markdown map can show of the files (render.view)
+    evidence: str  # a digest of what picks the copy of two mirror folders, in `links` too (mirrors.Pairs)
 
     def defs(self) -> Mapping[str, list[Tag]]:
         """Each file's definitions, made into Tags only for the files that are read."""
@@ -211,7 +212,8 @@ class RepoMap:
         self._walker = discover.Walker(lambda part: self.indexer.store.blob(f"{walk}-{part}"),
                                        lambda part, data: self.indexer.store.save_blob(f"{walk}-{part}", data))
         self._watch = watch.Watch(str(self.root))
-        self._states: tuple[dict | None, str, str, str] = (None, "", "", "")  # the last scan's infos and digests
+        self._states: tuple = (None, "", "", "", mirrors.Pairs.of([]))  # the last scan's infos, digests and Pairs
+        self._evidence = ("", "")  # the graph state whose secondary files were found last, and its evidence
         self._lock = threading.RLock()
         self._made: list[tuple[str, dict, str]] = []  # structures made by this call, to store
         self._maps: dict[str, dict] = {}  # maps made or found without `reuse`, by key, the last KEPT_MAPS
@@ -269,7 +271,7 @@ class RepoMap:
         request = [focus, mention_files, mention_idents, query, budget, self.fmt,
                    self.template.read_text(encoding="utf-8") if self.template else None,
                    self.indexer.max_file_size, self.indexer.parse_timeout,  # the limits decide what is skipped
-                   self.ignore, previous_order]
+                   self.ignore, previous_order, mirrors.metadata_digest(self.root)]
         stamped = self.indexer.state(stamps)
         if reuse and (saved := self._stored_map(stamped, request, reuse)):
             self._ranked(ranked_last, False)
@@ -645,8 +647,12 @@ class RepoMap:
               tagged: dict[tuple, object] | None = None) -> Scan:
         infos = self.indexer.refresh(stamps, tally, meanwhile, count_terms, tagged)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
-            self._states = (infos, self.indexer.content_state(list(stamps)), *self.indexer.links_and_views(infos))
-        return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])
+            self._states = (infos, self.indexer.content_state(list(stamps)), *self.indexer.links_and_views(infos),
+                            mirrors.Pairs.of(infos))
+        _, state, links, views, pairs = self._states
+        evidence = pairs.evidence(self.root, self.indexer.digest)
+        links = cache.content_hash(f"{links}\0{evidence}".encode()) if evidence else links
+        return Scan(infos, Sources(self.root), tally.counts, state, links, views, evidence)
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", budget: int | None = None
@@ -715,17 +721,22 @@ class RepoMap:
         """Tests, vendored and generated files by their names, and copies in mirror folders.
         Given the last graph and its inputs, and the inputs now (`_edges` after an edit): the
         last graph's, where the files are the same and no file changed since has a twin in
-        another top-level folder (the twins are what mirror_copies compares). Finding them
-        again took Django's edit 5 ms, the kernel's 0.17 s."""
+        another top-level folder (the twins are what mirror_copies compares), and what picks
+        the copy of two is as it was. Finding them again took Django's edit 5 ms, the kernel's
+        0.17 s."""
         def made() -> set[str]:
-            if since is not None:
+            as_last = self._evidence[1] == scan.evidence \
+                and (not scan.evidence or since is not None and self._evidence[0] == since[0].state)
+            self._evidence = (scan.links, scan.evidence)
+            if since is not None and as_last:
                 last, before, after = since
                 files = after.files
                 if last.files == before.files == files and not any(
-                        discover.twinned(files[k], files) for k in (before.links != after.links).nonzero()[0].tolist()):
+                        mirrors.twinned(files[k], files) for k in (before.links != after.links).nonzero()[0].tolist()):
                     return {path for path, secondary in zip(files, last.secondary.tolist()) if secondary}
-            return {f for f in scan.infos if discover.is_secondary(f)} \
-                | discover.mirror_copies(list(scan.infos), lambda path: scan.infos[path].names)
+            paths = list(scan.infos)
+            return {f for f in paths if discover.is_secondary(f)} | mirrors.mirror_copies(
+                paths, lambda path: scan.infos[path].names, mirrors.Evidence(self.root, paths).source)
 
         return self._derived("secondary", scan.links, made)
 

@@ -8,11 +8,10 @@ import os
 import re
 import stat
 import time
-from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable
 
 from . import paths
 from .config import DEFAULTS
@@ -62,55 +61,6 @@ def is_secondary(rel: str) -> bool:
     # a leading underscore hides a folder from the build (Go's _examples, _test)
     return any(p in folders or p.lstrip("_") in folders for p in parts[:-1]) \
         or bool(SECONDARY_NAME.search(parts[-1]))
-
-
-# By hand: a folder is a mirror when this share of its files are copies of another's (same
-# path, same defined names), and at least this many.
-MIRROR_SHARE = 0.8
-MIRROR_FILES = 3
-
-
-def mirror_copies(paths: list[str], names_of: Callable[[str], Sequence[str]]) -> set[str]:
-    """Files of a top-level folder that mirrors another (deno_dist/ beside src/, a vendored
-    copy): most of its files have a twin at the same path under the other folder that defines
-    the same names (`names_of`). The folder with fewer files is the copy; of two the same
-    size, neither (which is the original cannot be told)."""
-    by_rest: dict[str, dict[str, str]] = {}  # path inside a top-level folder -> folder -> file
-    sizes: dict[str, int] = {}
-    for path in paths:
-        folder, _, rest = path.partition("/")
-        if rest:
-            by_rest.setdefault(rest, {})[folder] = path
-            sizes[folder] = sizes.get(folder, 0) + 1
-    twins: dict[tuple[str, str], int] = {}
-    for folders in by_rest.values():
-        if len(folders) > 1:
-            names = {folder: names_of(path) for folder, path in folders.items()}
-            for a, defined in names.items():
-                for b, other in names.items():
-                    if a != b and defined and defined == other:
-                        twins[a, b] = twins.get((a, b), 0) + 1
-    copies = {a for (a, b), n in twins.items()
-              if n >= max(MIRROR_FILES, MIRROR_SHARE * sizes[a]) and sizes[a] < sizes[b]}
-    return {path for path in paths if path.partition("/")[0] in copies}
-
-
-def twinned(path: str, files: Sequence[str]) -> bool:
-    """Whether another top-level folder of `files` (sorted) holds a file at `path`'s place
-    inside its own: a twin, which mirror_copies compares. Bisects: one step a top-level entry."""
-    folder, _, rest = path.partition("/")
-    k = 0
-    while rest and k < len(files):
-        top, inside, _ = files[k].partition("/")
-        if not inside:  # a file at the top
-            k += 1
-            continue
-        if top != folder:
-            at = bisect_left(files, f"{top}/{rest}", k)
-            if at < len(files) and files[at] == f"{top}/{rest}":
-                return True
-        k = bisect_left(files, top + chr(ord("/") + 1), k)  # past the folder's files, which lie together
-    return False
 
 
 def glob_match(rel: str, pattern: str) -> bool:

@@ -244,7 +244,7 @@ def test_after_an_edit_the_secondary_files_are_the_last_graphs_unless_a_twin_cha
     again; one to a file with a twin compares them, and once deno_dist/ no longer defines what
     src/ does, its files are secondary no more. Each time, the secondary files and the map
     equal those made afresh."""
-    from repomap import discover
+    from repomap import discover, mirrors
     from repomap.api import RepoMap
 
     for root in ("src", "deno_dist"):
@@ -254,8 +254,8 @@ def test_after_an_edit_the_secondary_files_are_the_last_graphs_unless_a_twin_cha
             (tmp_path / root / f"part{i}.ts").write_text(f"export function part{i}() {{\n{calls}}}\n")
     app = tmp_path / "src" / "app.ts"
     app.write_text("export function main() {\n  part0()\n  part1()\n}\n")
-    compared, mirror_copies = [], discover.mirror_copies
-    monkeypatch.setattr(discover, "mirror_copies", lambda *args: compared.append(1) or mirror_copies(*args))
+    compared, mirror_copies = [], mirrors.mirror_copies
+    monkeypatch.setattr(mirrors, "mirror_copies", lambda *args: compared.append(1) or mirror_copies(*args))
     kept = RepoMap(tmp_path, cache_dir=tmp_path / ".cache", tokens=500, settings=False)
     kept.build()
     assert {p for p in kept._secondary(kept.scan()) if p.startswith("deno_dist/")} == \
@@ -285,7 +285,7 @@ def test_after_an_edit_the_secondary_files_are_the_last_graphs_unless_a_twin_cha
 
 def test_twins_are_found_by_path_inside_each_top_level_folder():
     files = sorted(["README.md", "a-b/x.py", "a/x.py", "a/y/z.py", "a0/y/z.py", "b/x.py", "setup.py"])
-    from repomap.discover import twinned
+    from repomap.mirrors import twinned
 
     assert twinned("a/x.py", files) and twinned("b/x.py", files) and twinned("a-b/x.py", files)
     assert twinned("a/y/z.py", files) and twinned("a0/y/z.py", files)
