@@ -122,19 +122,19 @@ def test_mcp_survives_malformed_protocol(tmp_path):
 
 
 def test_unreadable_file_is_counted(tmp_path, monkeypatch):
-    from pathlib import Path
+    import os
 
     from repomap import RepoMap
     (tmp_path / "a.py").write_text("def a():\n    pass\n")
     (tmp_path / "locked.py").write_text("def locked():\n    pass\n")
-    real = Path.read_bytes
+    real = os.open
 
-    def read_bytes(path):
-        if path.name == "locked.py":
+    def refusing_open(path, *args, **kwargs):
+        if os.fspath(path).endswith("locked.py"):
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)  # root reads anything, so simulate the refusal
+    monkeypatch.setattr(os, "open", refusing_open)  # root reads anything, so simulate the refusal
     result = RepoMap(tmp_path, use_cache=False).build()
     assert result.notes == {"unreadable": 1}
     assert "def a():" in result.text and "locked" not in result.text
