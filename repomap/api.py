@@ -396,6 +396,7 @@ class RepoMap:
         try:
             return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
         except ValueError:  # stored postings damaged past what reading them checks: built again
+            cache.damaged("postings")
             self._base = None
             self._kept.pop("postings", None)
             return self._postings(scan, *signalled[1:], stored=False).search(query, scores, limit, keep)
@@ -441,6 +442,7 @@ class RepoMap:
                 try:
                     self._base = Postings(arrays)
                 except (ValueError, KeyError, IndexError):
+                    cache.damaged("postings")
                     self._base = None
             files, secondary = sorted(scan.infos), self._secondary(scan)
             if self._base is None or len(self._live(self._base, scan, files, secondary)[1]) > REBUILD_SHARE * len(files):
@@ -841,19 +843,21 @@ class RepoMap:
     def _stored(self, kind: str, key: str, decode):
         """The structure stored under `key`, or None."""
         stored = self.indexer.store.arrays(kind, key) if decode else None
-        return self._decoded(stored, decode)
+        return self._decoded(kind, stored, decode)
 
     def _last_stored(self, kind: str, decode) -> tuple[str, object] | None:
         """The structure of `kind` stored last, and its key, or None."""
         stored = self.indexer.store.last_arrays(kind) if decode else None
-        value = self._decoded(stored[1], decode) if stored is not None else None
+        value = self._decoded(kind, stored[1], decode) if stored is not None else None
         return (stored[0], value) if value is not None else None
 
     @staticmethod
-    def _decoded(stored: dict | None, decode):
+    def _decoded(kind: str, stored: dict | None, decode):
+        """The structure of stored arrays; None where they are not of its shape (it is made again)."""
         try:
             return decode(stored) if stored else None
         except (ValueError, KeyError, OSError, EOFError, TypeError):
+            cache.damaged(kind)
             return None
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:

@@ -310,7 +310,7 @@ class Store:
             with open(self._arrays_path(kind), "rb") as file:
                 mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:  # an empty file: a whole one never is
-            return self._damaged(kind)
+            return damaged(kind)
         except OSError:
             return None
         if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC:  # laid out by another version
@@ -324,7 +324,7 @@ class Store:
                 return head["key"], head, mapped
         except (ValueError, TypeError, KeyError):
             pass
-        return self._damaged(kind)
+        return damaged(kind)
 
     def _checked(self, kind: str, key: str, head: dict, mapped: mmap.mmap) -> tuple[str, dict] | None:
         """The arrays `_opened` found, if the bytes before their checksum add up to it; the
@@ -335,22 +335,16 @@ class Store:
         start = len(ARRAYS_MAGIC) + 8 + int.from_bytes(mapped[len(ARRAYS_MAGIC):len(ARRAYS_MAGIC) + 8], "little")
         end = len(mapped) - ARRAYS_SUM
         if end < start:
-            return self._damaged(kind)
+            return damaged(kind)
         with memoryview(mapped) as whole, whole[:end] as summed:
             if zlib.crc32(summed).to_bytes(ARRAYS_SUM, "little") != mapped[end:]:
-                return self._damaged(kind)
+                return damaged(kind)
         try:
             return key, {name: np.frombuffer(mapped, dtype=np.dtype(dtype), count=length, offset=start + offset)
                          if length else np.zeros(0, dtype=np.dtype(dtype))
                          for name, dtype, length, offset in head["arrays"]}
         except (ValueError, TypeError, KeyError):
-            return self._damaged(kind)
-
-    @staticmethod
-    def _damaged(kind: str) -> None:
-        """Arrays found damaged are not used: they are made again, and the file replaced."""
-        warn(f"the {kind} stored in the cache were damaged; they are made again")
-        return None
+            return damaged(kind)
 
     def _arrays_path(self, kind: str) -> Path:
         return self.path.with_name(f"{self.path.name}.{kind}")
@@ -429,5 +423,16 @@ def _unsealed(stored: bytes) -> bytes | None:
     held is made again."""
     if isinstance(stored, bytes) and hashlib.blake2b(stored[SEAL:], digest_size=SEAL).digest() == stored[:SEAL]:
         return stored[SEAL:]
-    warn("damaged rows in the cache were dropped and are made again")
+    damaged_rows()
     return None
+
+
+def damaged_rows() -> None:
+    """Say (once) that stored rows were found damaged, by their checksum or their shape."""
+    warn("damaged rows in the cache were dropped and are made again")
+
+
+def damaged(kind: str) -> None:
+    """Say (once per kind) that stored arrays were found damaged, by their checksum or their
+    shape: they are not used, but made again, and the file replaced."""
+    warn(f"the {kind} stored in the cache were damaged; they are made again")
