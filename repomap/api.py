@@ -89,17 +89,23 @@ class _Defs(Mapping):
 
 
 class Sources(dict):
-    """File bytes by repository-relative path, read on first use (b"" if gone meanwhile)."""
+    """File bytes by repository-relative path, read on first use (b"" if gone meanwhile).
+    With `digest` (each file's content hash as tagged), bytes that hash otherwise are not
+    shown: an editor wrote the file after it was tagged, and its tags' lines and bytes would
+    cut the other version's text. Changed then, and the call is made again (RepoMap)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, digest: Callable[[str], str] | None = None):
         super().__init__()
         self.root = root
+        self.digest = digest
 
     def __missing__(self, rel: str) -> bytes:
         try:
             data = (self.root / rel).read_bytes()
         except OSError:
             data = b""
+        if data and self.digest is not None and cache.content_hash(data) != self.digest(rel):
+            raise Changed(f"{rel} changed while it was read; try again")
         self[rel] = data
         return data
 
@@ -635,7 +641,7 @@ class RepoMap:
         infos = self.indexer.refresh(stamps, tally, meanwhile, count_terms, tagged)
         if self._states[0] is not infos:  # a refresh that found nothing changed gives the same dict
             self._states = (infos, self.indexer.content_state(list(stamps)), *self.indexer.links_and_views(infos))
-        return Scan(infos, Sources(self.root), tally.counts, *self._states[1:])
+        return Scan(infos, Sources(self.root, self.indexer.digest), tally.counts, *self._states[1:])
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", budget: int | None = None

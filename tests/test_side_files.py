@@ -4,7 +4,10 @@ is made again, with one warning, and the answer is a fresh one's."""
 
 import json
 import marshal
+import os
 import sqlite3
+import threading
+import time
 
 import pytest
 
@@ -149,3 +152,60 @@ def test_stored_search_terms_of_the_wrong_shape_are_counted_again_with_one_warni
     result = run(*asked, "--cache-dir", cache_dir)
     assert (result.returncode, result.stdout, result.stderr) == \
         (0, expected, "repomap: warning: damaged rows in the cache were dropped and are made again\n")
+
+
+A = "def alpha(x):\n    return x\n\n\ndef beta():\n    return alpha(1)\n"
+B = "# padding line 1\n# padding line 2\n\ndef alpha(x, y):\n    return x + y\n\n\ndef gamma():\n    return alpha(1, 2)\n"
+
+
+def _write(root, text):
+    """As an editor saves: a whole new file in place of the old, never one half written."""
+    (root / "t.tmp").write_text(text)
+    os.replace(root / "t.tmp", root / "t.py")
+
+
+def test_a_file_changed_after_it_was_tagged_is_not_shown_with_its_old_tags(tmp_path):
+    from repomap import RepoMap
+    from repomap.errors import Changed
+
+    _write(tmp_path, A)
+    scan = RepoMap(tmp_path, use_cache=False).scan()
+    _write(tmp_path, B)
+    with pytest.raises(Changed):
+        scan.sources["t.py"]  # B's bytes, A's tags: the text they would show is neither's
+
+
+def test_a_kept_repomap_never_shows_one_version_s_tags_with_the_other_s_text(tmp_path):
+    """An editor saves t.py as one version, then the other, as fast as it can, while a kept
+    RepoMap maps: each map is one version's fresh map (or the call says the files kept
+    changing). A slow machine may see no change mid-map: then it passes trivially."""
+    from repomap import RepoMap
+    from repomap.errors import Changed
+
+    (tmp_path / "u.py").write_text("from t import alpha\n\ndef use():\n    return alpha(3)\n")
+    fresh = set()
+    for text in (A, B):
+        _write(tmp_path, text)
+        fresh.add(RepoMap(tmp_path, use_cache=False).build().text)
+    stop = threading.Event()
+
+    def edit():
+        while not stop.is_set():
+            for text in (A, B):
+                _write(tmp_path, text)
+                time.sleep(0.0005)
+
+    kept = RepoMap(tmp_path, cache_dir=tmp_path / "cache")
+    editor = threading.Thread(target=edit)
+    editor.start()
+    try:
+        maps = []
+        for _ in range(300):
+            try:
+                maps.append(kept.build().text)
+            except Changed:
+                pass
+    finally:
+        stop.set()
+        editor.join()
+    assert set(maps) <= fresh
