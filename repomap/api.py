@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from . import cache, config, discover, memory, mirrors, retrieve, tags, tokens, watch, words
+from . import cache, config, discover, memory, mirrors, paths, retrieve, tags, tokens, watch, words
 from .config import DEFAULTS, MAX_PARSE_TIMEOUT
 from .errors import Changed, NotFound, RepoMapError
 from .index import FileInfo, Indexer
@@ -89,17 +89,24 @@ class _Defs(Mapping):
 
 
 class Sources(dict):
-    """File bytes by repository-relative path, read on first use (b"" if gone meanwhile)."""
+    """File bytes by repository-relative path, read on first use (b"" if gone meanwhile).
+    With `digest` (each file's content hash as tagged), bytes that hash otherwise are not
+    shown: an editor wrote the file after it was tagged, and its tags' lines and bytes would
+    cut the other version's text. Changed then, and the call is made again (RepoMap)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, digest: Callable[[str], str] | None = None):
         super().__init__()
         self.root = root
+        self.digest = digest
 
     def __missing__(self, rel: str) -> bytes:
         try:
-            data = (self.root / rel).read_bytes()
+            with open(paths.open_source(str(self.root / rel)), "rb") as file:  # never through a link
+                data = file.read()
         except OSError:
             data = b""
+        if data and self.digest is not None and cache.content_hash(data) != self.digest(rel):
+            raise Changed(f"{rel} changed while it was read; try again")
         self[rel] = data
         return data
 
@@ -411,6 +418,7 @@ class RepoMap:
         try:
             return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
         except ValueError:  # stored postings damaged past what reading them checks: built again
+            cache.damaged("postings")
             self._base = None
             self._kept.pop("postings", None)
             return self._postings(scan, *signalled[1:], stored=False).search(query, scores, limit, keep)
@@ -456,6 +464,7 @@ class RepoMap:
                 try:
                     self._base = Postings(arrays)
                 except (ValueError, KeyError, IndexError):
+                    cache.damaged("postings")
                     self._base = None
             files, secondary = sorted(scan.infos), self._secondary(scan)
             if self._base is None or len(self._live(self._base, scan, files, secondary)[1]) > REBUILD_SHARE * len(files):
@@ -652,7 +661,7 @@ class RepoMap:
         _, state, links, views, pairs = self._states
         evidence = pairs.evidence(self.root, self.indexer.digest)
         links = cache.content_hash(f"{links}\0{evidence}".encode()) if evidence else links
-        return Scan(infos, Sources(self.root), tally.counts, state, links, views, evidence)
+        return Scan(infos, Sources(self.root, self.indexer.digest), tally.counts, state, links, views, evidence)
 
     def _rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", budget: int | None = None
@@ -865,19 +874,21 @@ class RepoMap:
     def _stored(self, kind: str, key: str, decode):
         """The structure stored under `key`, or None."""
         stored = self.indexer.store.arrays(kind, key) if decode else None
-        return self._decoded(stored, decode)
+        return self._decoded(kind, stored, decode)
 
     def _last_stored(self, kind: str, decode) -> tuple[str, object] | None:
         """The structure of `kind` stored last, and its key, or None."""
         stored = self.indexer.store.last_arrays(kind) if decode else None
-        value = self._decoded(stored[1], decode) if stored is not None else None
+        value = self._decoded(kind, stored[1], decode) if stored is not None else None
         return (stored[0], value) if value is not None else None
 
     @staticmethod
-    def _decoded(stored: dict | None, decode):
+    def _decoded(kind: str, stored: dict | None, decode):
+        """The structure of stored arrays; None where they are not of its shape (it is made again)."""
         try:
             return decode(stored) if stored else None
         except (ValueError, KeyError, OSError, EOFError, TypeError):
+            cache.damaged(kind)
             return None
 
     def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:

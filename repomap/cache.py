@@ -8,7 +8,8 @@ moved aside (one copy kept) and rebuilt; any other failure, an unwritable locati
 or a database locked for too long means working without a cache. Both say so once
 on stderr. One connection serves every thread of a process, under a lock. Arrays derived
 from a state of the files (the graph, the definitions' columns, the search postings) are
-files of their own beside it (`save_arrays`), read memory-mapped.
+files of their own beside it (`save_arrays`), read memory-mapped. Rows and files alike carry a
+checksum: a damaged one is dropped and made again, with a warning.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import os
 import sqlite3
 import threading
 import time
+import zlib
 from pathlib import Path
+from typing import Iterator
 
 from .errors import warn
 from .resources import resource_dir
@@ -33,7 +36,8 @@ _PACKAGE = Path(__file__).resolve().parent
 # replaced: counted among the last 16 of every blob, the walk that a map stores once was
 # let go after a few maps, and the next map listed every folder again.
 KEEP_ANSWERS = 16
-ARRAYS_MAGIC = b"repomap-arrays-1"
+ARRAYS_MAGIC = b"repomap-arrays-2"
+ARRAYS_SUM = 4  # bytes of the checksum that ends a file of arrays: zlib.crc32 of all before it
 SEAL = 16  # bytes of checksum before every stored value
 FETCH_ROWS = 256  # payload rows read per step under the lock, so other threads are not held up long
 # The only error codes that say the file itself is damaged; anything else (a locked database,
@@ -258,8 +262,8 @@ class Store:
     def save_arrays(self, kind: str, arrays: dict, key: str = "") -> None:
         """Store named numpy arrays, made from what `key` names, in a file of their own beside
         the database (one per kind): SQLite holds at most 1 GB in a row, a kernel's search
-        postings are more, and a file can be read memory-mapped, without a copy or a checksum
-        pass. Written under a temporary name and renamed, so a reader sees a whole file."""
+        postings are more, and a file can be read memory-mapped, without a copy. Written under
+        a temporary name and renamed, so a reader sees a whole file; its checksum ends it."""
         with self._lock:
             if self.db is None:
                 return
@@ -273,10 +277,11 @@ class Store:
         temporary = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}")
         try:
             with open(temporary, "wb") as out:
-                out.write(ARRAYS_MAGIC + len(head).to_bytes(8, "little") + head)
-                for value in arrays.values():
-                    out.write(memoryview(value).cast("B") if value.nbytes else b"")
-                    out.write(b"\0" * (-value.nbytes % 64))
+                checksum = 0
+                for part in _laid_out(head, arrays):
+                    out.write(part)
+                    checksum = zlib.crc32(part, checksum)
+                out.write(checksum.to_bytes(ARRAYS_SUM, "little"))
             os.replace(temporary, path)
         except OSError as exc:
             temporary.unlink(missing_ok=True)
@@ -284,34 +289,62 @@ class Store:
 
     def arrays(self, kind: str, key: str = "") -> dict | None:
         """Arrays stored by save_arrays by this code from `key`, memory-mapped; None if there
-        are none, or they are cut short or of other code. Unlike rows they carry no checksum
-        (it would mean reading them whole): their readers check what they index with."""
-        stored = self.last_arrays(kind)
-        return stored[1] if stored is not None and stored[0] == key else None
+        are none, or they are of other code, or damaged (then with a warning). Their readers
+        check what they index with as well: a checksum finds damage, not a file made wrong."""
+        found = self._opened(kind)
+        stored = self._checked(kind, *found) if found is not None and found[0] == key else None
+        return stored[1] if stored is not None else None
 
     def last_arrays(self, kind: str) -> tuple[str, dict] | None:
         """The arrays of `kind` stored last by this code, with the key they were made from."""
-        import numpy as np
+        found = self._opened(kind)
+        return self._checked(kind, *found) if found is not None else None
 
+    def _opened(self, kind: str) -> tuple[str, dict, mmap.mmap] | None:
+        """The key, header and memory-mapped bytes of the arrays of `kind` stored by this code,
+        their checksum not yet compared (a reader that wants other arrays reads no further)."""
         with self._lock:
             if self.db is None:
                 return None
         try:
             with open(self._arrays_path(kind), "rb") as file:
                 mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):
+        except ValueError:  # an empty file: a whole one never is
+            return damaged(kind)
+        except OSError:
+            return None
+        if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC:  # laid out by another version
             return None
         try:
             size = int.from_bytes(mapped[len(ARRAYS_MAGIC):len(ARRAYS_MAGIC) + 8], "little")
-            start = len(ARRAYS_MAGIC) + 8 + size
-            head = json.loads(mapped[start - size:start])
-            if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC or head["stamp"] != self.stamp or not isinstance(head["key"], str):
+            head = json.loads(mapped[len(ARRAYS_MAGIC) + 8:len(ARRAYS_MAGIC) + 8 + size])
+            if head["stamp"] != self.stamp:
                 return None
-            return head["key"], {name: np.frombuffer(mapped, dtype=np.dtype(dtype), count=length, offset=start + offset)
-                                 if length else np.zeros(0, dtype=np.dtype(dtype))
-                                 for name, dtype, length, offset in head["arrays"]}
+            if isinstance(head["key"], str):
+                return head["key"], head, mapped
         except (ValueError, TypeError, KeyError):
-            return None
+            pass
+        return damaged(kind)
+
+    def _checked(self, kind: str, key: str, head: dict, mapped: mmap.mmap) -> tuple[str, dict] | None:
+        """The arrays `_opened` found, if the bytes before their checksum add up to it; the
+        checksum is crc32, the quickest the standard library has over a kernel's gigabytes:
+        it is there to find damage, and no checksum keeps out whoever can write the file."""
+        import numpy as np
+
+        start = len(ARRAYS_MAGIC) + 8 + int.from_bytes(mapped[len(ARRAYS_MAGIC):len(ARRAYS_MAGIC) + 8], "little")
+        end = len(mapped) - ARRAYS_SUM
+        if end < start:
+            return damaged(kind)
+        with memoryview(mapped) as whole, whole[:end] as summed:
+            if zlib.crc32(summed).to_bytes(ARRAYS_SUM, "little") != mapped[end:]:
+                return damaged(kind)
+        try:
+            return key, {name: np.frombuffer(mapped, dtype=np.dtype(dtype), count=length, offset=start + offset)
+                         if length else np.zeros(0, dtype=np.dtype(dtype))
+                         for name, dtype, length, offset in head["arrays"]}
+        except (ValueError, TypeError, KeyError):
+            return damaged(kind)
 
     def _arrays_path(self, kind: str) -> Path:
         return self.path.with_name(f"{self.path.name}.{kind}")
@@ -369,6 +402,16 @@ class Store:
                 return False
 
 
+def _laid_out(head: bytes, arrays: dict) -> Iterator[bytes | memoryview]:
+    """A file of arrays as save_arrays writes it, but its checksum: each array at a multiple of
+    64 bytes, after the magic number, the header's length and the header."""
+    yield ARRAYS_MAGIC + len(head).to_bytes(8, "little") + head
+    for value in arrays.values():
+        if value.nbytes:
+            yield memoryview(value).cast("B")
+        yield b"\0" * (-value.nbytes % 64)
+
+
 def _sealed(value: bytes) -> bytes:
     """A stored value behind a checksum of it: damage to the file or a row is found before
     anything decodes it (random bytes could ask marshal or numpy for gigabytes)."""
@@ -380,5 +423,16 @@ def _unsealed(stored: bytes) -> bytes | None:
     held is made again."""
     if isinstance(stored, bytes) and hashlib.blake2b(stored[SEAL:], digest_size=SEAL).digest() == stored[:SEAL]:
         return stored[SEAL:]
-    warn("damaged rows in the cache were dropped and are made again")
+    damaged_rows()
     return None
+
+
+def damaged_rows() -> None:
+    """Say (once) that stored rows were found damaged, by their checksum or their shape."""
+    warn("damaged rows in the cache were dropped and are made again")
+
+
+def damaged(kind: str) -> None:
+    """Say (once per kind) that stored arrays were found damaged, by their checksum or their
+    shape: they are not used, but made again, and the file replaced."""
+    warn(f"the {kind} stored in the cache were damaged; they are made again")

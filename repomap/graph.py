@@ -146,7 +146,9 @@ class Definitions:
         n_names = text.count("\0") + 1 if text else 0
         if not (len(name) == len(file) == len(target) and int(name.max(initial=-1)) + 1 == n_names
                 and within(file, len(first)) and within(name, n_names) and within(target, len(file) + 2)
-                and within(arrays["row_target"], len(file) + 2)):
+                and within(arrays["row_target"], len(file) + 2)
+                and np.array_equal(first, np.searchsorted(file, np.arange(len(first))))
+                and not (file[1:] < file[:-1]).any()):  # in file order, each file's first where it starts
             raise ValueError("stored definitions damaged")
         return cls(file, name, text, first, target, arrays["row_target"])
 
@@ -278,7 +280,8 @@ class RankedList(Sequence):
     def checked(arrays: dict[str, np.ndarray], every: Definitions, edges: Edges) -> dict[str, np.ndarray]:
         """Stored to_arrays, checked as far as what they index with (ValueError if damaged)."""
         if not (len(arrays["score"]) == len(arrays["number"]) and len(arrays["file_rank"]) == len(edges.files)
-                and within(arrays["number"], len(every.file))):
+                and within(arrays["number"], len(every.file))
+                and np.bincount(arrays["number"], minlength=1).max() <= 1):  # each definition once at most
             raise ValueError("stored ranking damaged")
         return arrays
 

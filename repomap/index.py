@@ -267,7 +267,7 @@ class Indexer:
         row is unreadable (damaged). Changed if the file no longer has this content: another
         process re-tagged it since the index was read, and the caller's graph is of the old one."""
         payload = self.store.payload_of(rel, digest)
-        known = _decode(payload, (0, 0), digest) if payload is not None else None
+        known = _stored(payload, (0, 0), digest)
         if known is None or known.info is None:
             self._update({rel: self._known[rel].stamp}, count_terms=False)
             known = self._known[rel]
@@ -284,9 +284,13 @@ class Indexer:
             if entry.terms not in (None, LATER):
                 yield rel, entry.digest, missing.pop(rel).terms
         for rel, digest, terms in self.store.terms(set(missing)):
-            if digest == missing[rel].digest and terms != LATER:
+            if digest != missing[rel].digest or terms == LATER:
+                continue
+            if _terms_shaped(terms):
                 yield rel, digest, terms
                 del missing[rel]
+            else:
+                cache.damaged_rows()
         jobs = [(str(self.root / rel), rel, entry.digest, self.max_file_size) for rel, entry in missing.items()]
         if len(jobs) < PARALLEL_TERMS or self.store.db is None:
             counted = ((job, None) for job in jobs)
@@ -351,7 +355,7 @@ class Indexer:
                 else:  # workers.Failed
                     digest = f"{SLOW}{self.parse_timeout:g}" if answer.timed_out else ""
                     payload, terms = _encode(None, (answer.reason,)), NO_TERMS
-                known = _decode(payload, stamps[rel], digest) if payload is not None else None
+                known = _stored(payload, stamps[rel], digest)
                 if known is None:  # the stored payload was unreadable after all: tag it again
                     retry.append(self._job(rel, count_terms, stored=False))
                     continue
@@ -551,11 +555,10 @@ def _terms_job(job: tuple) -> bytes | None:
     row changed since (the parent counts those)."""
     _, rel, digest, _ = job
     payload = _reader.payload_of(rel, digest)
-    try:
-        version, body, _ = marshal.loads(payload) if payload is not None else (None, None, None)
-    except (ValueError, TypeError, EOFError):
+    known = _decode(payload, (0, 0), digest) if payload is not None else None
+    if known is None:
         return None
-    return _terms(job, body[0] if body is not None else NO_DEFS) if version == PAYLOAD_VERSION else None
+    return _terms(job, known.info.packed if known.info is not None else NO_DEFS)
 
 
 def _terms(job: tuple, packed: bytes) -> bytes:
@@ -583,7 +586,7 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
     """The stored result, or None when the payload is unreadable (then the file is re-tagged)."""
     try:
         version, body, notes = marshal.loads(payload)
-        if version != PAYLOAD_VERSION:
+        if version != PAYLOAD_VERSION or not _shaped(body, notes):
             return None
         info = None if body is None else FileInfo(body[0], *(tuple(map(sys.intern, names)) for names in body[1:3]),
                                                   array("I", body[3]), tuple(map(sys.intern, body[4])), body[5],
@@ -591,6 +594,57 @@ def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | Non
         return _Known(stamp, digest, info, tuple(notes))
     except (ValueError, TypeError, EOFError):
         return None
+
+
+def _stored(payload: bytes | None, stamp: tuple[int, int], digest: str) -> _Known | None:
+    """_decode of a payload from the index (None: none there, or damaged, which is said)."""
+    known = _decode(payload, stamp, digest) if payload is not None else None
+    if payload is not None and known is None:
+        cache.damaged_rows()
+    return known
+
+
+def _terms_shaped(terms: bytes) -> bool:
+    """Whether stored search terms have the shape file_terms gives them (a checksum says they
+    are as stored, not that search can read them): per definition, per row of its words,
+    each column as long as the others of its kind, and the signatures' bytes as counted."""
+    from .terms import CODES, COLUMNS
+
+    try:
+        columns = marshal.loads(terms)
+    except (ValueError, TypeError, EOFError):
+        return False
+    if columns == []:  # NO_TERMS
+        return True
+    if type(columns) is not tuple or len(columns) != len(COLUMNS) or any(type(c) is not bytes for c in columns):
+        return False
+    sizes = {name: len(column) / array(code).itemsize for name, column, code in zip(COLUMNS, columns, CODES)}
+    part = dict(zip(COLUMNS, columns))
+    per_doc = {sizes[name] for name in COLUMNS[1:8]}
+    per_row = {sizes[name] for name in COLUMNS[8:]}
+    return len(per_doc) == len(per_row) == 1 and per_doc.pop().is_integer() and per_row.pop().is_integer() \
+        and sum(array("I", part["n_words"])) == sizes["word"] \
+        and sum(array("I", part["signature_length"])) == sizes["signature"]
+
+
+_BODY = (bytes, tuple, tuple, bytes, tuple, bytes, bytes, bytes)  # the types of _encode's body, field by field
+
+
+def _shaped(body, notes) -> bool:
+    """Whether a payload's body and notes have the shape _encode gives them: a row that
+    matches its checksum may still hold another shape (another version's, a bug's), and it
+    must be tagged again, not fail where it is read. The definitions' rows are not looked
+    into here: only the files a map shows make them Tags."""
+    if type(notes) is not tuple or not all(type(note) is str for note in notes):
+        return False
+    if body is None:
+        return True
+    if type(body) is not tuple or tuple(map(type, body)) != _BODY:
+        return False
+    _, names, ref_names, ref_counts, def_names, def_methods, def_lines, _ = body
+    return all(type(name) is str for part in (names, ref_names, def_names) for name in part) \
+        and len(ref_counts) == 12 * len(ref_names) and len(def_methods) == len(def_names) \
+        and len(def_lines) == 4 * len(def_names)
 
 
 class _Progress:

@@ -54,15 +54,15 @@ def git_init(path: Path) -> None:
     subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
 
 
-def damage_column(path: Path, name: str) -> None:
+def damage_column(path: Path, name: str, fill: bytes = b"\x7f") -> None:
     """Overwrite one column of a file of stored arrays (cache.Store.save_arrays) with large
-    numbers, its header left intact: damage that only a check of the numbers finds."""
+    numbers (or `fill`), its header left intact: damage that only a check of the numbers finds."""
     whole = path.read_bytes()
     head = 24 + int.from_bytes(whole[16:24], "little")  # magic, header length, header
     _, dtype, length, offset = next(a for a in json.loads(whole[24:head])["arrays"] if a[0] == name)
     start = head + offset
     end = start + length * int(dtype[-1])
-    path.write_bytes(whole[:start] + b"\x7f" * (end - start) + whole[end:])
+    path.write_bytes(whole[:start] + fill * (end - start) + whole[end:])
 
 
 def age(root, seconds=3600):

@@ -370,9 +370,13 @@ def test_a_changed_size_limit_applies_to_indexed_files(tmp_path):
     assert "def big" in run("map", repo, "--cache-dir", cache_dir).stdout
 
 
+DAMAGED = "stored in the cache were damaged; they are made again\n"
+
+
 def test_a_damaged_stored_graph_is_built_again(shop, tmp_path):
-    """The graph, the definitions and the ranking are read memory-mapped, without a checksum;
-    numbers that point outside what they index are found and the graph is built again."""
+    """The graph, the definitions and the ranking are read memory-mapped; damaged numbers are
+    found (by the file's checksum, and where they point outside what they index) and the
+    graph is built again, with a warning."""
     cache = tmp_path / "cache"
     assert run("map", shop, "--cache-dir", cache).returncode == 0
     damaged = [("edges", "dst"), ("edges", "pairs"), ("edges", "walk_rows"), ("edges", "walk_pair_rows"),
@@ -383,7 +387,8 @@ def test_a_damaged_stored_graph_is_built_again(shop, tmp_path):
         damage_column(stored, column)
         asked = ("--tokens", 300 + tokens)  # a request not answered before: no stored map
         result = run("map", shop, "--cache-dir", cache, *asked)
-        assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache", *asked).stdout, "")
+        assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache", *asked).stdout,
+                                                                     f"repomap: warning: the {kind} {DAMAGED}")
 
 
 def test_damaged_stored_graph_inputs_are_gathered_again(shop, tmp_path):
@@ -397,7 +402,8 @@ def test_damaged_stored_graph_inputs_are_gathered_again(shop, tmp_path):
         damage_column(stored, column)
         source.write_text(source.read_text().replace("        return item", "        self.add(item)\n        return item"))
         result = run("map", shop, "--cache-dir", cache)
-        assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache").stdout, "")
+        assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache").stdout,
+                                                                     f"repomap: warning: the inputs {DAMAGED}")
 
 
 def test_an_edit_inside_a_body_ranks_nothing_again(shop, tmp_path, monkeypatch):
