@@ -8,7 +8,6 @@ the order of their best definition, so a cut-off prompt keeps the best part.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -16,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from .errors import RepoMapError
+from .errors import RepoMapError, json_text, visible
 from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, FILE_TOKENS_MAX, STEADY_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
@@ -139,7 +138,7 @@ class Renderer:
         for number in sorted(shown):
             if number > previous + 1 and out:
                 out.append(ELIDED)
-            out.append(shown[number])
+            out.append(visible(shown[number]))  # a line of source may hold any control character
             previous = number
         total, share = self.held.get(path, (0, 0))
         more = total - len(tags) if share and len(tags) >= share else 0
@@ -253,7 +252,8 @@ def _environment(sandboxed: bool) -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined, autoescape=False)
-    env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
+    env.filters["json"] = json_text
+    env.filters["visible"] = visible  # a name as it may be printed: see errors.visible
     env.filters["fence"] = _fence
     return env
 
