@@ -60,7 +60,8 @@ def visible(text: str) -> str:
 def json_text(value, indent: int | None = None) -> str:
     """JSON as repomap prints it: the same data, with no character of _UNSEEN left raw.
     json.dumps escapes the C0 controls inside strings, so its only line breaks are its indent's."""
-    return "\n".join(visible(line) for line in json.dumps(value, ensure_ascii=False, indent=indent).split("\n"))
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return visible(text) if indent is None else "\n".join(map(visible, text.split("\n")))
 
 
 def _escape(match: re.Match) -> str:

@@ -90,3 +90,31 @@ def test_graph_page_script_data_holds_no_markup(tmp_path):
     nodes = {node["path"]: node for node in json.loads(data)["nodes"]}
     assert nodes["a<!--<script>.py"]["signatures"] == "def f(x='</script><!--<script>&amp;'):"
     assert page.count("<script>") == 1 and page.count("</script>") == 1
+
+
+# --- a user's template: bounded work, and any failure a one-line error -------------------
+
+@pytest.mark.parametrize("template, says", [
+    ("{% for f in files %}{{ f | list }}{% endfor %}", "the template failed: TypeError"),
+    ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "ranges run past"),
+    ("{{ 'x' * 3000000000 }}", "builds too much"),
+    ("{{ [0] * 3000000000 }}", "builds too much"),
+    ("{{ 7 ** 1000000000 }}", "builds too much"),
+    ("{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", "the template failed: RecursionError"),
+])
+def test_a_template_that_fails_or_asks_too_much_is_a_clear_error(shop, tmp_path, template, says):
+    path = tmp_path / "user.j2"
+    path.write_text(template)
+    result = run("map", shop, "--template", path)  # minutes, or all memory, when unbounded
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("repomap: error: ") and says in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_template_may_still_count_repeat_and_loop(shop, tmp_path):
+    path = tmp_path / "user.j2"
+    path.write_text("{{ [1] * 2 }} {{ 2 ** 10 }} {{ 3 * 'ab' }} {% for i in range(3) %}{{ i }}{% endfor %}"
+                    " {{ files | length }}\n")
+    result = run("map", shop, "--template", path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("[1, 1] 1024 ababab 012 ")
