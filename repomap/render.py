@@ -73,6 +73,7 @@ class Renderer:
         self.views: dict[tuple, FileView] = {}  # the file views this one rendered
         self._empty_cost: int | None = None
         self._nesting: dict[str, _Nesting] = {}
+        self._before: tuple[tuple, int] = ((None,), 0)  # estimate's last file part, by its definitions' IDs
         self.template = load_template(fmt, template)
 
     def render(self, selection: list[Ranked]) -> str:
@@ -115,8 +116,10 @@ class Renderer:
         same_file = [s for s in selection if s.tag.path == item.tag.path]
         if self._empty_cost is None:
             self._empty_cost = self.count(self.render([]))
-        before = self.count(self.render(same_file)) if same_file else self._empty_cost
-        return self.count(self.render(same_file + [item])) - before
+        key = tuple(s.tag.id for s in same_file)  # fit asks of one file's definitions in a row
+        if self._before[0] != key:
+            self._before = (key, self.count(self.render(same_file)) if same_file else self._empty_cost)
+        return self.count(self.render(same_file + [item])) - self._before[1]
 
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         """A file's part of the map, made once per content and set of its definitions: fit
