@@ -16,7 +16,7 @@ from . import __version__, config, tags
 from .aider_drop_in import run_aider
 from .api import RepoMap
 from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
-from .errors import NotFound, RepoMapError
+from .errors import NotFound, RepoMapError, json_text, visible
 from .mapfile import MapFile
 from .retrieve import Snippet, content, holders
 from .tokens import priced
@@ -450,8 +450,8 @@ def _block(snippet: Snippet, holder: Snippet | None = None) -> bytes:
     gives only the lines (a path again cost about 6 tokens a definition)."""
     where = f" lines {snippet.start_line}-{snippet.end_line}"
     if holder is not None:
-        return f"==> {snippet.tag.id}{where}: inside {holder.tag.id} <==\n".encode()
-    return f"==> {snippet.tag.id}{where} <==\n".encode() + snippet.data + (b"" if snippet.data.endswith(b"\n") else b"\n")
+        return visible(f"==> {snippet.tag.id}{where}: inside {holder.tag.id} <==").encode() + b"\n"
+    return visible(f"==> {snippet.tag.id}{where} <==").encode() + b"\n" + snippet.data + (b"" if snippet.data.endswith(b"\n") else b"\n")
 
 
 def _run_search(args: argparse.Namespace) -> int:
@@ -461,8 +461,8 @@ def _run_search(args: argparse.Namespace) -> int:
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
     # No score (--json has it): the order says the rank. Single spaces: an agent pays for every
     # token of the line, and two spaces were one more token each.
-    lines = [f"{h.tag.id} lines {h.tag.line}-{h.tag.end_line} "
-             f"{h.signature.splitlines()[0][:120] if h.signature else ''}" for h in hits]
+    lines = [visible(f"{h.tag.id} lines {h.tag.line}-{h.tag.end_line} "
+                     f"{h.signature.splitlines()[0][:120] if h.signature else ''}") for h in hits]
     text = "".join(line + "\n" for line in lines)
     if args.json:
         results = [{"id": h.tag.id, "kind": h.tag.kind, "signature": h.signature, "path": h.tag.path,
@@ -496,7 +496,7 @@ def _run_refs(args: argparse.Namespace) -> int:
     repo = _repo(args)
     definition, found = repo.refs(args.target)
     lines = [f"{ref.path}:{ref.line} {around.id if around else '(top level)'}" for ref, around in found]
-    text = f"{definition.id} {len(found)} references\n" + "".join(line + "\n" for line in lines)
+    text = "".join(visible(line) + "\n" for line in [f"{definition.id} {len(found)} references", *lines])
     if args.json:
         refs = [{"path": ref.path, "line": ref.line, "enclosing": around.id if around else None}
                 for ref, around in found]
@@ -531,7 +531,7 @@ def _mcp_config(client: str, root: Path) -> str:
 
 def _print_json(payload: dict, repo: RepoMap, paths: set[str], started: float) -> None:
     """The answer as JSON, with `_meta.tokens` the exact count of all that is printed."""
-    sys.stdout.write(priced(payload, lambda answer: json.dumps(answer, ensure_ascii=False, indent=1) + "\n",
+    sys.stdout.write(priced(payload, lambda answer: json_text(answer, indent=1) + "\n",
                             repo.file_tokens(paths), started))
 
 

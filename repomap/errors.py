@@ -14,6 +14,8 @@ works around (a damaged cache, a broken query) is a warning: `warn` prints it on
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from contextlib import contextmanager
 from typing import Iterator
@@ -36,8 +38,35 @@ class RepoMapError(Exception):
 
 def clipped(text: str) -> str:
     """Text a message quotes (paths, IDs), on one line and at most WIDTH characters."""
-    text = text.encode("utf-8", "backslashreplace").decode().replace("\n", "\\n")
+    text = visible(text)
     return text if len(text) <= WIDTH else text[:WIDTH] + "…"
+
+
+# Control characters but the tab, line and paragraph separators, and lone surrogates (which no
+# terminal can be sent). A file's name and its source's lines may hold any of them.
+_UNSEEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SHORT = {"\n": "\\n", "\r": "\\r"}
+
+
+def visible(text: str) -> str:
+    """Text as printed: each character of _UNSEEN as a backslash escape (`\\n`, `\\x1b`,
+    `\\u2028`), so that a name from the repository can neither start a line that poses as a
+    map's own nor drive the terminal that shows it. Any other text is returned as it is.
+    Past the C0 controls the escapes are `\\u`, JSON's own: JSON text stays valid and means
+    the same (json.dumps escapes the C0 controls itself)."""
+    return _UNSEEN.sub(_escape, text)
+
+
+def json_text(value, indent: int | None = None) -> str:
+    """JSON as repomap prints it: the same data, with no character of _UNSEEN left raw.
+    json.dumps escapes the C0 controls inside strings, so its only line breaks are its indent's."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return visible(text) if indent is None else "\n".join(map(visible, text.split("\n")))
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    return _SHORT.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x20 else f"\\u{ord(char):04x}")
 
 
 class ConfigError(RepoMapError):

@@ -11,12 +11,11 @@ networkx and numpy are imported when a graph is made.
 from __future__ import annotations
 
 import io
-import json
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from .config import GRAPH_FORMATS
-from .errors import RepoMapError
+from .errors import RepoMapError, json_text, visible
 from .render import packaged_template, signatures
 from .tags import language_for
 
@@ -65,12 +64,14 @@ def write(graph, fmt: str) -> str:
     """The graph in one of GRAPH_FORMATS, as text."""
     import networkx as nx
 
+    if fmt != "json":  # JSON escapes what it holds itself, and keeps the names exact
+        graph = _printable(graph)
     if fmt in ("graphml", "gexf"):
         out = io.BytesIO()
         (nx.write_graphml if fmt == "graphml" else nx.write_gexf)(graph, out)
         return out.getvalue().decode("utf-8")
     if fmt == "json":
-        return json.dumps(nx.node_link_data(graph, edges="edges"), ensure_ascii=False, indent=1) + "\n"
+        return json_text(nx.node_link_data(graph, edges="edges"), indent=1) + "\n"
     if fmt == "dot":
         try:
             import pydot  # noqa: F401  (networkx's DOT writer needs it)
@@ -82,6 +83,19 @@ def write(graph, fmt: str) -> str:
     if fmt == "html":
         return _page(graph)
     raise RepoMapError(f"unknown graph format {fmt!r} (choose from {', '.join(GRAPH_FORMATS)})")
+
+
+def _printable(graph):
+    """The graph with its names (paths, definitions' names and signatures) as they may be
+    printed (errors.visible): XML cannot hold a control character at all, and a page or a
+    terminal that shows one must not be driven by it. A node's signatures stay one a line."""
+    import networkx as nx
+
+    shown = nx.relabel_nodes(graph, visible, copy=True)
+    for data in [*(d for _, d in shown.nodes(data=True)), *(d for _, _, d in shown.edges(data=True))]:
+        data.update({key: "\n".join(map(visible, value.split("\n"))) if key == "signatures" else visible(value)
+                     for key, value in data.items() if isinstance(value, str)})
+    return shown
 
 
 def _spread(positions: dict) -> dict:
@@ -101,6 +115,11 @@ def _spread(positions: dict) -> dict:
     return dict(zip(paths, spread))
 
 
+# `</script>` ends the page's script and `<!--` changes how it is parsed: JSON's own escapes
+# of the characters that could begin either keep the data what it is.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
 def _page(graph) -> str:
     """One self-contained page: positions laid out here, drawing and exploring in its own script."""
     import networkx as nx
@@ -109,5 +128,5 @@ def _page(graph) -> str:
     nodes = [{**graph.nodes[path], "x": round(float(positions[path][0]), 4), "y": round(float(positions[path][1]), 4)}
              for path in graph]
     links = [{"source": a, "target": b, **data} for a, b, data in graph.edges(data=True)]
-    data = json.dumps({"nodes": nodes, "edges": links}, ensure_ascii=False).replace("</", "<\\/")
+    data = json_text({"nodes": nodes, "edges": links}).translate(_SCRIPT_SAFE)
     return packaged_template("graph.html.j2").render(data=data)

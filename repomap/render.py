@@ -8,15 +8,15 @@ the order of their best definition, so a cut-off prompt keeps the best part.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
-from .errors import RepoMapError
+from .errors import RepoMapError, json_text, visible
 from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, FILE_TOKENS_MAX, STEADY_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
@@ -34,6 +34,9 @@ MAX_FILL_TRIES = 64
 # longer prefix never costs fewer tokens any size gives the same map (the small dev set's 300
 # maps were the same byte for byte); a small one keeps the renders small.
 FIRST_PREFIX = 16
+# What one render of a user's template may build: the numbers its `range`s yield, all told, and
+# the length of a text, list or number it makes with `*` or `**`. A map's own data is far less.
+TEMPLATE_STEPS = 1_000_000
 
 
 @dataclass
@@ -69,6 +72,8 @@ class Renderer:
         self.kept = kept or {}
         self.views: dict[tuple, FileView] = {}  # the file views this one rendered
         self._empty_cost: int | None = None
+        self._nesting: dict[str, _Nesting] = {}
+        self._before: tuple[tuple, int] = ((None,), 0)  # estimate's last file part, by its definitions' IDs
         self.template = load_template(fmt, template)
 
     def render(self, selection: list[Ranked]) -> str:
@@ -76,12 +81,14 @@ class Renderer:
         for item in self.once(selection):
             chosen.setdefault(item.tag.path, []).append(item.tag)
         files = [self._file_view(path, tags) for path, tags in chosen.items()]
-        import jinja2
-
-        try:
+        if not self.template.environment.sandboxed:
             return self.template.render(files=files)
-        except jinja2.TemplateError as exc:  # a user's template: unsafe, or asks for what is not there
-            raise RepoMapError(f"the template failed: {exc}") from None
+        try:  # a user's template: unsafe, too costly, or asks for what is not there
+            return self.template.render(files=files, range=_bounded_range())
+        except RepoMapError:
+            raise
+        except Exception as exc:
+            raise RepoMapError(f"the template failed: {type(exc).__name__}: {exc}") from None
 
     def once(self, selection: list[Ranked]) -> list[Ranked]:
         """The selection with each definition repeated byte for byte (a shim in several
@@ -109,8 +116,10 @@ class Renderer:
         same_file = [s for s in selection if s.tag.path == item.tag.path]
         if self._empty_cost is None:
             self._empty_cost = self.count(self.render([]))
-        before = self.count(self.render(same_file)) if same_file else self._empty_cost
-        return self.count(self.render(same_file + [item])) - before
+        key = tuple(s.tag.id for s in same_file)  # fit asks of one file's definitions in a row
+        if self._before[0] != key:
+            self._before = (key, self.count(self.render(same_file)) if same_file else self._empty_cost)
+        return self.count(self.render(same_file + [item])) - self._before[1]
 
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         """A file's part of the map, made once per content and set of its definitions: fit
@@ -139,7 +148,7 @@ class Renderer:
         for number in sorted(shown):
             if number > previous + 1 and out:
                 out.append(ELIDED)
-            out.append(shown[number])
+            out.append(visible(shown[number]))  # a line of source may hold any control character
             previous = number
         total, share = self.held.get(path, (0, 0))
         more = total - len(tags) if share and len(tags) >= share else 0
@@ -156,9 +165,51 @@ class Renderer:
         return self._lines[path]
 
     def _enclosing(self, tag: Tag) -> list[Tag]:
-        return [d for d in self.defs.get(tag.path, ())
-                if d.start_byte <= tag.start_byte and tag.end_byte <= d.end_byte
-                and (d.start_byte, d.end_byte) != (tag.start_byte, tag.end_byte)]
+        """The file's definitions that enclose `tag`, in the file's order. Where they nest, as a
+        syntax tree's do, only the chain of those open where `tag` begins is looked at: fit asks
+        of each definition it passes, and a file may have thousands."""
+        defs = self.defs.get(tag.path, ())
+        nesting = self._nesting.get(tag.path) or self._nesting.setdefault(tag.path, _Nesting.of(defs))
+        candidates = nesting.open_at(tag.start_byte) if nesting.nested else range(len(defs))
+        return [defs[k] for k in sorted(candidates)
+                if defs[k].start_byte <= tag.start_byte and tag.end_byte <= defs[k].end_byte
+                and (defs[k].start_byte, defs[k].end_byte) != (tag.start_byte, tag.end_byte)]
+
+
+class _Nesting(NamedTuple):
+    """A file's definitions by where they begin, each with the innermost one open there
+    (`parent`, -1 for none), and whether every one lies inside its parent (`nested`)."""
+
+    starts: list[int]
+    order: list[int]
+    parent: list[int]
+    nested: bool
+
+    @classmethod
+    def of(cls, defs: Sequence[Tag]) -> _Nesting:
+        order = sorted(range(len(defs)), key=lambda k: (defs[k].start_byte, -defs[k].end_byte, k))
+        parent = [-1] * len(defs)
+        stack: list[int] = []
+        nested = True
+        for k in order:
+            while stack and defs[stack[-1]].end_byte < defs[k].start_byte:
+                stack.pop()
+            if stack:
+                parent[k] = stack[-1]
+                nested = nested and defs[k].end_byte <= defs[stack[-1]].end_byte
+            stack.append(k)
+        return cls([defs[k].start_byte for k in order], order, parent, nested)
+
+    def open_at(self, start: int) -> list[int]:
+        """The definitions (by index) that begin at or before `start` and are still open there:
+        when every one lies inside its parent, all that could enclose what begins there."""
+        at = bisect_right(self.starts, start) - 1
+        chain = []
+        k = self.order[at] if at >= 0 else -1
+        while k >= 0:
+            chain.append(k)
+            k = self.parent[k]
+        return chain
 
 
 def signature_lines(tag: Tag, lines: list[str], source: bytes) -> dict[int, str]:
@@ -244,16 +295,51 @@ def _compiled(fmt: str, text: str | None) -> jinja2.Template:
     return packaged_template(f"{fmt}.j2")
 
 
+def _bounded_range() -> Callable[..., range]:
+    """`range` for one render of a user's template: nested loops must not run for hours."""
+    left = TEMPLATE_STEPS
+
+    def bounded(*args: int) -> range:
+        nonlocal left
+        numbers = range(*args)
+        left -= len(numbers)
+        if left < 0:
+            raise RepoMapError(f"the template's ranges run past {TEMPLATE_STEPS:,} numbers")
+        return numbers
+    return bounded
+
+
+def _sandbox() -> type[jinja2.Environment]:
+    """jinja2's sandbox, with `*` and `**` refused where they would build more than TEMPLATE_STEPS."""
+    from jinja2.sandbox import SandboxedEnvironment
+
+    class Sandbox(SandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**"})
+
+        def call_binop(self, context, operator: str, left, right):
+            if operator == "*" and isinstance(right, (str, list, tuple)):
+                left, right = right, left
+            if operator == "*" and isinstance(left, (str, list, tuple)) and isinstance(right, int):
+                too_big = len(left) * right > TEMPLATE_STEPS
+            else:
+                too_big = operator == "**" and isinstance(right, int) and abs(right) > 64 and left not in (-1, 0, 1)
+            if too_big:
+                raise RepoMapError(f"the template's {operator!r} builds too much (at most {TEMPLATE_STEPS:,} items, "
+                                   "exponents at most 64)")
+            return super().call_binop(context, operator, left, right)
+    return Sandbox
+
+
 @lru_cache(maxsize=2)
 def _environment(sandboxed: bool) -> jinja2.Environment:
     import jinja2
-    from jinja2.sandbox import SandboxedEnvironment
 
-    env = (SandboxedEnvironment if sandboxed else jinja2.Environment)(
+    env = (_sandbox() if sandboxed else jinja2.Environment)(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined, autoescape=False)
-    env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
+    env.filters["json"] = json_text
+    env.filters["visible"] = visible  # a name as it may be printed: see errors.visible
     env.filters["fence"] = _fence
     return env
 

@@ -15,7 +15,7 @@ from conftest import FIXTURES
 from repomap import RepoMap, RepoMapError, tags
 from repomap.graph import Ranked
 from repomap.render import Renderer
-from repomap.errors import NotFound, Refused
+from repomap.errors import NotFound, Refused, visible
 
 EXAMPLES = int(os.environ.get("REPOMAP_FUZZ_EXAMPLES", "25"))
 SAMPLES = sorted(p for p in (FIXTURES / "tags").glob("*/*") if p.suffix != ".tags")
@@ -49,7 +49,8 @@ def check_file(name: str, data: bytes) -> None:
         assert 1 <= tag.line <= tag.end_line <= max(len(lines), 1) + 1
     defs = [t for t in result.tags if t.role == "def"]
     text = Renderer({name: data}, {name: defs}, {name: 1.0}).render([Ranked(1.0, t) for t in defs])
-    originals = {line.rstrip() for line in lines}  # the renderer strips trailing blanks and \r
+    # the renderer strips trailing blanks and \r, and shows control characters escaped
+    originals = {visible(line.rstrip()) for line in lines}
     for line in text.split("\n")[1:]:
         line = line[2:]
         if line in ("⋮", ""):
