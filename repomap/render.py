@@ -30,6 +30,10 @@ if TYPE_CHECKING:  # jinja2 is imported when a template is first compiled: a sto
 WIDTH = 160
 ELIDED = "⋮"
 MAX_FILL_TRIES = 64
+# How far past the longest prefix that fits fit looks for a definition that still fits: each
+# look renders that definition's file part, so one file of many small definitions would cost
+# looks times the map's size. By hand: far more than a real tree's maps look (bench/RESULTS.md).
+MAX_FILL_LOOKS = 1024
 # fit's first prefix: a 1,024-token map shows some 30 to 60 definitions. Not tuned: where a
 # longer prefix never costs fewer tokens any size gives the same map (the small dev set's 300
 # maps were the same byte for byte); a small one keeps the renders small.
@@ -489,9 +493,9 @@ def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], 
     ranking that fits, and a binary search inside the bracket finds it: renders stay
     near the map's own size (a first try at half the budget in definitions rendered
     hundreds of files). Then later definitions are added one by one where they still
-    fit, so one large signature just past the cut does not leave the budget unused;
-    `estimate` (a lower bound of what a definition adds) spares exact renders of those
-    that cannot fit.
+    fit, so one large signature just past the cut does not leave the budget unused, among
+    the next MAX_FILL_LOOKS; `estimate` (a lower bound of what a definition adds) spares
+    exact renders of those that cannot fit.
     """
     best_text = render([])
     best_tokens = count(best_text)
@@ -515,7 +519,7 @@ def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], 
             high = mid - 1
     selection = list(ranked[:low])
     tries = 0
-    for item in (ranked[k] for k in range(low + 1, len(ranked))):  # read one at a time: the ranking may be long
+    for item in (ranked[k] for k in range(low + 1, min(len(ranked), low + 1 + MAX_FILL_LOOKS))):  # the ranking may be long
         if best_tokens >= budget * 0.98 or tries >= MAX_FILL_TRIES:
             break
         if estimate(item, selection) > budget - best_tokens:

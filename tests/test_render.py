@@ -79,3 +79,24 @@ def test_steady_order_moves_a_file_only_past_those_it_clearly_beats():
     assert files(steady(ranked, order)) == order  # a map in steady order is written again as it is
     assert files(steady(ranked, [])) == ["d.py", "b.py", "a.py", "c.py"]  # no previous map: rank order
     assert files(steady(ranked, ["c.py", "a.py", "b.py"])) == ["d.py", "a.py", "b.py", "c.py"]  # 1.0 > 1.25 x 0.5
+
+
+def test_fit_looks_a_bounded_way_past_the_cut():
+    """Past the longest prefix that fits, fit estimates at most MAX_FILL_LOOKS definitions:
+    each estimate renders a file's part, so one file of many small definitions would
+    otherwise cost as many renders as it has definitions."""
+    from repomap import render
+
+    ranked = list(range(100_000))
+    looked = []
+
+    def text(selection):
+        return "x" * (75 * len(selection))
+
+    def estimate(item, selection):
+        looked.append(item)
+        return 100  # more than the budget leaves: none fits
+
+    _, _, selection = render.fit(ranked, 1000, text, estimate, count=len)
+    assert selection == ranked[:13]
+    assert 0 < len(looked) <= render.MAX_FILL_LOOKS
