@@ -70,10 +70,14 @@ def test_no_map_without_budget_or_other_files(shop):
     assert AiderRepoMap(512, shop).get_repo_map(set(), set()) is None
 
 
-@pytest.mark.parametrize("refresh, after_edit", [("manual", "old"), ("always", "new"), ("files", "old"),
-                                                 ("auto", "new")])
-def test_refresh_modes(shop, refresh, after_edit):
+@pytest.mark.parametrize("refresh, slow_map, after_edit", [
+    ("manual", None, "old"), ("always", None, "new"), ("files", None, "old"),
+    ("auto", float("inf"), "new"),  # no map is slow: each is made again
+    ("auto", 0.0, "old")])  # every map is slow: one is reused for the same files
+def test_refresh_modes(shop, refresh, slow_map, after_edit):
     drop_in = AiderRepoMap(400, shop, refresh=refresh)
+    if slow_map is not None:  # how long a map takes decides "auto": the test says, not the machine
+        drop_in.slow_map = slow_map
     files = _files(shop)
     before = drop_in.get_repo_map(set(), files)
     (shop / "shop/money.py").write_text("def brand_new_helper(amount, currency):\n    return amount\n")
