@@ -209,7 +209,14 @@ def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop
     writer.build()
     if written < 4:
         assert paused.wait(30)
-    else:
+    else:  # all four stored: the storing thread may not have begun when build returns
+        stored = threading.Event()
+        for _ in range(3000):
+            if len(kinds) == 4:
+                stored.set()
+                break
+            stored.wait(0.01)
+        assert stored.is_set(), kinds
         writer._storing.join()
     try:
         text = RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text
