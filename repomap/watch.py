@@ -5,7 +5,8 @@ a kept RepoMap took to map it again after an edit (bench/speed.py).
 
 A folder is trusted once it was watched through a whole look: any change to its entries, or
 to a file in it, after that look's stat of it makes an event. Where one may have been lost
-(the queue overflowed, a watch ended) or nothing is trusted yet, the look stats as ever.
+(the queue overflowed, a watch ended, a folder moved with the watches below it) or nothing
+is trusted yet, the look stats as ever.
 Changes that make no event are not seen: a write through a memory map, by another machine
 on a network file system (only local file systems are watched: _LOCAL), or to git's global
 excludes file (core.excludesFile), which decides what git lists in a work tree as well.
@@ -25,6 +26,7 @@ from .discover import Tally
 # inotify(7)
 _MODIFY, _ATTRIB, _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x2, 0x4, 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF, _UNMOUNT, _OVERFLOW, _IGNORED = 0x400, 0x800, 0x2000, 0x4000, 0x8000
+_ISDIR = 0x40000000
 _ENTRIES = _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE
 _GONE = _DELETE_SELF | _MOVE_SELF | _UNMOUNT | _IGNORED
 _MASK = _MODIFY | _ATTRIB | _ENTRIES | _DELETE_SELF | _MOVE_SELF | 0x1000000 | 0x2000000 | 0x4000000  # ONLYDIR,
@@ -191,12 +193,15 @@ class Watch:
 
     def _read(self) -> None:
         """Take the events waiting: the paths they name, the folders whose entries changed,
-        the watches that ended."""
+        the watches that ended. A folder that moved or went, or one that came or went in a
+        folder, is forgotten with every folder below it: a watch below keeps the path it was
+        added with, which may now be another folder's."""
+        gone: set[str] = set()
         while self._fd is not None:
             try:
                 data = os.read(self._fd, 1 << 16)
             except BlockingIOError:
-                return
+                break
             at = 0
             while at < len(data):
                 wd, mask, _, size = _EVENT.unpack_from(data, at)
@@ -209,13 +214,21 @@ class Watch:
                 if folder is None:
                     continue
                 if mask & _GONE:
-                    self._forget(wd)
+                    gone.add(folder)
                 elif name:
-                    self._named.add(f"{folder}/{os.fsdecode(name)}")
+                    path = f"{folder}/{os.fsdecode(name)}"
+                    self._named.add(path)
                     if mask & _ENTRIES:
                         self._moved.add(folder)
+                        if mask & _ISDIR:
+                            gone.add(path)
                 else:  # the folder itself (its mode, say)
                     self._moved.add(folder)
+        if gone:
+            below = tuple(f"{folder}/" for folder in gone)
+            for folder, wd in list(self._folders.items()):
+                if folder in gone or folder.startswith(below):
+                    self._forget(wd)
 
     def _forget(self, wd: int) -> None:
         folder = self._of.pop(wd, None)
