@@ -6,10 +6,13 @@ a kept RepoMap took to map it again after an edit (bench/speed.py).
 A folder is trusted once it was watched through a whole look: any change to its entries, or
 to a file in it, after that look's stat of it makes an event. Where one may have been lost
 (the queue overflowed, a watch ended, a folder moved with the watches below it) or nothing
-is trusted yet, the look stats as ever.
-Changes that make no event are not seen: a write through a memory map, by another machine
-on a network file system (only local file systems are watched: _LOCAL), or to git's global
-excludes file (core.excludesFile), which decides what git lists in a work tree as well.
+is trusted yet, the look stats as ever. A file with more than one name is stat'ed on every
+look (a write through another name makes no event here). Changes that make no event are
+not seen: a write through a memory map, by another machine on a network file system (only
+local file systems are watched: _LOCAL), through a name given to a file from outside the
+repository after the look that last stat'ed it, to a .gitignore through another name, or
+to git's global excludes file (core.excludesFile), which decides what git lists in a work
+tree as well.
 """
 
 from __future__ import annotations
@@ -63,13 +66,14 @@ class Quiet:
     named: set[str]
     moved: set[str]
     whole: bool  # every folder of the last look is trusted: only the files named may have changed
+    linked: set[str]  # files with more than one name: a write through another makes no event here
 
     def folder(self, path: str) -> bool:
         """Its entries (and its .gitignore's place among them) are as they were."""
         return path in self.trusted and path not in self.moved and path not in self.named
 
     def file(self, path: str) -> bool:
-        return path not in self.named and os.path.dirname(path) in self.trusted
+        return path not in self.named and path not in self.linked and os.path.dirname(path) in self.trusted
 
     def settled(self, git: str | None = None) -> bool:
         """Whether the files listed are the last look's: every folder of it was watched, no
@@ -97,6 +101,8 @@ class Watch:
         self._named: set[str] = set()  # paths events named since the last look began
         self._moved: set[str] = set()  # folders whose entries (or the folder itself) changed since
         self._whole = False  # every folder of the last look was trusted as it ended
+        self._linked: set[str] = set()  # files the last look found with more than one name
+        self._partial = False  # this look trusts some folders
 
     def begin(self) -> Quiet | None:
         """Start a look: what it need not look at again, or None where it must look at all."""
@@ -106,7 +112,8 @@ class Watch:
         if self._fd is None:
             return None
         self._read()
-        quiet = Quiet(self._trusted, self._named, self._moved, self._whole) if self._trusted else None
+        quiet = Quiet(self._trusted, self._named, self._moved, self._whole, self._linked) if self._trusted else None
+        self._partial = quiet is not None
         self._watched = set(self._folders)
         self._named, self._moved = set(), set()  # what changes from here on, the next look looks at
         return quiet
@@ -121,8 +128,8 @@ class Watch:
         if quiet is None or not quiet.whole or last is None or files != last.files:
             return None
         root = self.root + "/"
-        named = sorted(rel for rel in (path[len(root):] for path in quiet.named if path.startswith(root))
-                       if rel in last.stamps)
+        named = sorted(rel for rel in (path[len(root):] for path in quiet.named | quiet.linked
+                                       if path.startswith(root)) if rel in last.stamps)
         again = stamp(named)
         return ({**last.stamps, **again}, last.tally) if len(again) == len(named) else None
 
@@ -131,15 +138,20 @@ class Watch:
         return self._fd is not None
 
     def end(self, files: list[str], listing: Tally, stamps: dict[str, tuple[int, int]], tally: Tally,
-            walked: dict, git: str | None = None) -> None:
+            walked: dict, git: str | None = None, linked: set[str] = frozenset()) -> None:
         """The look found these files and stamps (and tallied this), and walked these folders
         (discover.Walker.folders): trust the folders watched through it, and watch those of
         the files and those walked not watched yet, and `git` (the work tree's .git folder)
-        and its info folder (trusted after the next look)."""
+        and its info folder (trusted after the next look). `linked`: the files it stamped
+        that have more than one name; where one is new to that, it may be a second name of
+        a file not stamped: the next look is whole."""
         last = self.last
         if self._fd is None:  # nothing to watch: the folders are not worked out
             self.last = Look(files, listing, stamps, tally, set(), walked)
             return
+        linked = {f"{self.root}/{rel}" for rel in linked}
+        new_links = self._partial and not linked <= self._linked
+        self._linked = linked
         if last is not None and last.folders and walked is last.walked and files == last.files:
             folders = last.folders
         else:
@@ -148,7 +160,7 @@ class Watch:
             folders.update(folder for folder in (git, f"{git}/info") if git and os.path.isdir(folder))
         self.last = Look(files, listing, stamps, tally, folders, walked)
         self._read()  # a watch that ended during the look, or events lost, untrust their folders
-        self._trusted = self._watched & self._folders.keys()
+        self._trusted = set() if new_links else self._watched & self._folders.keys()
         self._whole = folders <= self._trusted
         for folder in folders - self._folders.keys():
             if not self._add(folder):

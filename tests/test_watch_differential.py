@@ -335,3 +335,28 @@ def test_folders_swapped_are_looked_at_again_with_every_folder_below(tmp_path, i
     tree.write(root / "x" / "sub" / "edited.py")  # the folders are watched again, at their new paths
     same_as_fresh(tree, kept)
     kept.close()
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_a_file_with_two_names_is_looked_at_each_time(tmp_path, in_git):
+    """A write through a name outside the root, or another name inside it, makes no event
+    for this one."""
+    tree = Tree(tmp_path, random.Random(0), in_git)
+    root, outside = tree.root, tree.outside / "linked.py"
+    tree.write(root / "b" / "linked.py")
+    os.link(root / "b" / "linked.py", outside)
+    tree.links.append((outside, root / "b" / "linked.py"))
+    kept = watched(tree)
+    same_as_fresh(tree, kept)
+    for _ in range(3):
+        tree.edit_through_link()
+        same_as_fresh(tree, kept)
+    twin = root / "c" / "twin.py"
+    os.link(min((root / "a" / "sub").iterdir()), twin)
+    same_as_fresh(tree, kept)  # a new second name: the other may be any file
+    before = os.stat(twin).st_mtime_ns
+    with open(twin, "r+") as file:  # an event names the twin only
+        file.write("def twin_edited():\n")
+    os.utime(twin, ns=(before, before))
+    same_as_fresh(tree, kept)
+    kept.close()
