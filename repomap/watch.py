@@ -7,12 +7,12 @@ A folder is trusted once it was watched through a whole look: any change to its 
 to a file in it, after that look's stat of it makes an event. Where one may have been lost
 (the queue overflowed, a watch ended, a folder moved with the watches below it) or nothing
 is trusted yet, the look stats as ever. A file with more than one name is stat'ed on every
-look (a write through another name makes no event here). Changes that make no event are
-not seen: a write through a memory map, by another machine on a network file system (only
-local file systems are watched: _LOCAL), through a name given to a file from outside the
-repository after the look that last stat'ed it, to a .gitignore through another name, or
-to git's global excludes file (core.excludesFile), which decides what git lists in a work
-tree as well.
+look (a write through another name makes no event here), and so are the .gitignore files
+above the root that git reads. Changes that make no event are not seen: a write through a
+memory map, by another machine on a network file system (only local file systems are
+watched: _LOCAL), through a name given to a file from outside the repository after the look
+that last stat'ed it, to a .gitignore through another name, or to git's global excludes file
+(core.excludesFile), which decides what git lists in a work tree as well.
 """
 
 from __future__ import annotations
@@ -103,6 +103,7 @@ class Watch:
         self._whole = False  # every folder of the last look was trusted as it ended
         self._linked: set[str] = set()  # files the last look found with more than one name
         self._partial = False  # this look trusts some folders
+        self._above: dict[str, object] = {}  # the .gitignore files git reads above the root: their stamps
 
     def begin(self) -> Quiet | None:
         """Start a look: what it need not look at again, or None where it must look at all."""
@@ -112,7 +113,10 @@ class Watch:
         if self._fd is None:
             return None
         self._read()
-        quiet = Quiet(self._trusted, self._named, self._moved, self._whole, self._linked) if self._trusted else None
+        above = {path: _stamp(path) for path in self._above}  # no event tells of these
+        trusted = self._trusted and above == self._above
+        self._above = above
+        quiet = Quiet(self._trusted, self._named, self._moved, self._whole, self._linked) if trusted else None
         self._partial = quiet is not None
         self._watched = set(self._folders)
         self._named, self._moved = set(), set()  # what changes from here on, the next look looks at
@@ -152,6 +156,8 @@ class Watch:
         linked = {f"{self.root}/{rel}" for rel in linked}
         new_links = self._partial and not linked <= self._linked
         self._linked = linked
+        if list(self._above) != (above := _ignores_above(self.root, git)):
+            self._above = dict.fromkeys(above, object())  # stamped as the next look begins: it is whole
         if last is not None and last.folders and walked is last.walked and files == last.files:
             folders = last.folders
         else:
@@ -251,3 +257,25 @@ class Watch:
             self._whole = False
             self._moved.add(folder)
             self._libc.inotify_rm_watch(self._fd, wd)  # a folder moved away keeps its watch else
+
+
+def _ignores_above(root: str, git: str | None) -> list[str]:
+    """The .gitignore files of the folders above the root up to the top of its work tree
+    (where `git`, its .git folder, is): git reads them, and they are not watched."""
+    if git is None:
+        return []
+    top, paths, folder = os.path.dirname(git), [], root
+    while folder != top and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+        paths.append(f"{folder}/.gitignore")
+    return paths
+
+
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
+    """A file's stamp that moves with any change to it, even with its modification time
+    put back; None where there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino

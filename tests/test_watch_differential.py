@@ -360,3 +360,16 @@ def test_a_file_with_two_names_is_looked_at_each_time(tmp_path, in_git):
     os.utime(twin, ns=(before, before))
     same_as_fresh(tree, kept)
     kept.close()
+
+
+def test_a_gitignore_above_the_root_is_looked_at_each_time(tmp_path):
+    tree = Tree(tmp_path, random.Random(0), in_git=True)
+    for folder in ("b", "c"):  # not tracked: git lists them unless ignored
+        tree.write(tree.root / folder / "untracked.py")
+    kept = watched(tree)
+    same_as_fresh(tree, kept)
+    (tree.top / ".gitignore").write_text("repo/b/\n")
+    same_as_fresh(tree, kept)
+    (tree.top / ".gitignore").write_text("repo/c/\n")
+    same_as_fresh(tree, kept)
+    kept.close()
