@@ -20,7 +20,7 @@ from repomap import RepoMap
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not os.path.exists("/proc/self"),
                                 reason="inotify is Linux's")
 
-STEPS = int(os.environ.get("REPOMAP_WATCH_STEPS", "120"))
+STEPS = int(os.environ.get("REPOMAP_WATCH_STEPS", "100"))
 SEED = int(os.environ.get("REPOMAP_WATCH_SEED", "20240048"))
 SHOWN = 60  # the last steps a failure lists
 
@@ -221,6 +221,8 @@ class Tree:
 
     def ignore_inside(self) -> str:
         path = self.pick(self.folders()) / ".gitignore"
+        if path.is_dir():  # a file made a folder
+            return f"{self.rel(path)}: a folder"
         if self.rng.random() < 0.25:
             path.unlink(missing_ok=True)
             return f"remove {self.rel(path)}"
@@ -337,6 +339,19 @@ def test_folders_swapped_are_looked_at_again_with_every_folder_below(tmp_path, i
     kept.close()
 
 
+def test_a_gitignore_above_the_root_is_looked_at_each_time(tmp_path):
+    tree = Tree(tmp_path, random.Random(0), in_git=True)
+    for folder in ("b", "c"):  # not tracked: git lists them unless ignored
+        tree.write(tree.root / folder / "untracked.py")
+    kept = watched(tree)
+    same_as_fresh(tree, kept)
+    (tree.top / ".gitignore").write_text("repo/b/\n")
+    same_as_fresh(tree, kept)
+    (tree.top / ".gitignore").write_text("repo/c/\n")
+    same_as_fresh(tree, kept)
+    kept.close()
+
+
 @pytest.mark.parametrize("in_git", [False, True])
 def test_a_file_with_two_names_is_looked_at_each_time(tmp_path, in_git):
     """A write through a name outside the root, or another name inside it, makes no event
@@ -362,14 +377,26 @@ def test_a_file_with_two_names_is_looked_at_each_time(tmp_path, in_git):
     kept.close()
 
 
-def test_a_gitignore_above_the_root_is_looked_at_each_time(tmp_path):
-    tree = Tree(tmp_path, random.Random(0), in_git=True)
-    for folder in ("b", "c"):  # not tracked: git lists them unless ignored
-        tree.write(tree.root / folder / "untracked.py")
+@pytest.mark.parametrize("in_git", [False, True])
+def test_a_kept_repomap_maps_as_a_fresh_one_after_random_changes(tmp_path, in_git):
+    seed = SEED + in_git
+    tree = Tree(tmp_path, random.Random(seed), in_git)
     kept = watched(tree)
-    same_as_fresh(tree, kept)
-    (tree.top / ".gitignore").write_text("repo/b/\n")
-    same_as_fresh(tree, kept)
-    (tree.top / ".gitignore").write_text("repo/c/\n")
-    same_as_fresh(tree, kept)
-    kept.close()
+    done: list[str] = []
+    steps = tree.steps()
+    try:
+        for number in range(1, STEPS + 1):
+            done.append(tree.rng.choice(steps)())
+            tree.age()
+            text, files = seen(kept)
+            fresh_text, fresh_files = seen(RepoMap(tree.root, tokens=100_000, use_cache=False))
+            if (text, files) != (fresh_text, fresh_files):
+                listed = "\n".join(f"  {n}. {step}" for n, step in enumerate(done, 1))
+                listed = "\n".join(listed.splitlines()[-SHOWN:])
+                diff = "\n".join(difflib.unified_diff(fresh_text.splitlines(), text.splitlines(), "fresh", "kept",
+                                                      lineterm=""))
+                pytest.fail(f"the kept map is not the fresh one after step {number} of seed {seed} "
+                            f"({'git' if in_git else 'no git'}); the steps so far (the last {SHOWN}):\n"
+                            f"{listed}\nfiles kept: {files}\nfiles fresh: {fresh_files}\n{diff}")
+    finally:
+        kept.close()
