@@ -330,6 +330,10 @@ def test_folders_swapped_are_looked_at_again_with_every_folder_below(tmp_path, i
     (root / "x").rename(root / "a")
     (root / "t").rename(root / "x")
     same_as_fresh(tree, kept)
+    (root / "b").rename(root / "t")  # changed as c was, within the same clock tick
+    (root / "c").rename(root / "b")
+    (root / "t").rename(root / "c")
+    same_as_fresh(tree, kept)
     (root / "c").rename(root / "moved")
     (root / "c" / "sub").mkdir(parents=True)
     tree.write(root / "c" / "sub" / "new.py")
@@ -337,6 +341,19 @@ def test_folders_swapped_are_looked_at_again_with_every_folder_below(tmp_path, i
     tree.write(root / "x" / "sub" / "edited.py")  # the folders are watched again, at their new paths
     same_as_fresh(tree, kept)
     kept.close()
+
+
+def test_a_new_process_sees_folders_swapped_that_changed_within_the_same_clock_tick(tmp_path):
+    """The walk's listings, stored in the cache, are checked by each folder's stamp."""
+    tree = Tree(tmp_path, random.Random(0), in_git=False)
+    root, cache = tree.root, tmp_path / "cache"
+    RepoMap(root, tokens=100_000, cache_dir=cache).build()
+    assert os.stat(root / "b").st_mtime_ns == os.stat(root / "c").st_mtime_ns
+    (root / "b").rename(root / "t")
+    (root / "c").rename(root / "b")
+    (root / "t").rename(root / "c")
+    tree.age()
+    assert seen(RepoMap(root, tokens=100_000, cache_dir=cache)) == seen(RepoMap(root, tokens=100_000, use_cache=False))
 
 
 def test_a_gitignore_above_the_root_is_looked_at_each_time(tmp_path):
