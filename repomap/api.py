@@ -605,13 +605,16 @@ class RepoMap:
             if tree and self._watch.watching:
                 self._walker.walk(self.root, discover.Tally(), self.ignore, quiet)
         tally.merge(listing)
-        found = self._watch.restamped(quiet, files, lambda rels: self.indexer.stamps(rels, discover.Tally()))
+        linked: set[str] = set()
+        found = self._watch.restamped(quiet, files,
+                                      lambda rels: self.indexer.stamps(rels, discover.Tally(), None, linked))
         if found is None:
             stamped = discover.Tally()
-            found = self._stamps_of(files, stamped, (last.stamps, quiet) if quiet and last else None), stamped
+            since = (last.stamps, quiet) if quiet and last else None
+            found = self._stamps_of(files, stamped, since, linked), stamped
         stamps, stamped = found
         tally.merge(stamped)
-        self._watch.end(files, listing, stamps, stamped, self._walker.folders(), git)
+        self._watch.end(files, listing, stamps, stamped, self._walker.folders(), git, linked)
         return stamps
 
     def _forked_stamps(self, tally: discover.Tally, count_terms: bool
@@ -646,10 +649,11 @@ class RepoMap:
         return stamps, dict(tagged)
 
     def _stamps_of(self, candidates: list[str], tally: discover.Tally,
-                   since: tuple[dict[str, tuple[int, int]], watch.Quiet] | None = None) -> dict[str, tuple[int, int]]:
+                   since: tuple[dict[str, tuple[int, int]], watch.Quiet] | None = None,
+                   linked: set[str] | None = None) -> dict[str, tuple[int, int]]:
         if self.include or self.exclude or self.hide_secondary:  # else every file is wanted: no call each
             candidates = [c for c in candidates if self._wanted(c)]
-        return self.indexer.stamps(candidates, tally, since)
+        return self.indexer.stamps(candidates, tally, since, linked)
 
     def _scan(self, stamps: dict[str, tuple[int, int]], tally: discover.Tally,
               meanwhile: Callable[[], None] | None = None, count_terms: bool = True,

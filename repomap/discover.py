@@ -193,10 +193,10 @@ RACY_NS = 2_000_000_000
 
 @dataclass
 class _Listed:
-    """What one folder gave a walk: good while the folder's entries (its modification time),
-    its .gitignore and the rules from above are the same."""
+    """What one folder gave a walk: good while the folder (its stamp: its entries' modification
+    time, its inode), its .gitignore and the rules from above are the same."""
 
-    stamp: int  # the folder's modification time (ns): adding, removing or renaming an entry moves it; -1: never good
+    stamp: int  # the folder's _folder_stamp: adding, removing or renaming an entry moves it; -1: never good
     ignore_stamp: tuple[int, int] | None  # its .gitignore's (modification time, size)
     ignore: Ignore | None
     above: tuple[Ignore, ...]  # the rules that applied from above
@@ -291,7 +291,7 @@ class Walker:
         known = self._listed.get(folder)
         try:
             stamp = known.stamp if known is not None and known.stamp != -1 and quiet is not None \
-                and quiet.folder(folder) else os.stat(folder).st_mtime_ns
+                and quiet.folder(folder) else _folder_stamp(folder)
         except OSError:
             stamp = -1
         if known is not None and known.holds(folder, stamp, above, quiet):
@@ -304,7 +304,7 @@ class Walker:
                           and e.is_file(follow_symlinks=False)), None)
         own = _parse_gitignore(Path(gitignore.path), rel) if gitignore is not None else None
         ignore_stamp = _stamp(gitignore.path) if gitignore else None
-        if time.time_ns() - max(stamp, ignore_stamp[0] if ignore_stamp else 0) < RACY_NS:
+        if time.time_ns() - max(stamp & _MTIME, ignore_stamp[0] if ignore_stamp else 0) < RACY_NS:
             stamp = -1
         listed = _Listed(stamp, ignore_stamp, own, above, [], [], [])
         active = [*above, own] if own else above
@@ -325,10 +325,10 @@ class Walker:
 
 @dataclass
 class Snapshot:
-    """What a whole walk found, good while no folder in it has changed (its modification time)
-    and no .gitignore in it has: checked by one stat each, without the listings or their rules."""
+    """What a whole walk found, good while no folder in it has changed (its stamp) and no
+    .gitignore in it has: checked by one stat each, without the listings or their rules."""
 
-    folders: dict[str, int]  # each folder's modification time
+    folders: dict[str, int]  # each folder's _folder_stamp
     ignores: dict[str, tuple[int, int] | None]  # each .gitignore's _stamp
     files: list[str]
     hidden: dict[str, int]  # entries hidden, by rule
@@ -354,7 +354,7 @@ class Snapshot:
             return True
         folder_vouched, file_vouched = (quiet.folder, quiet.file) if quiet is not None else ((lambda path: False),) * 2
         try:
-            return all(folder_vouched(folder) or os.stat(folder).st_mtime_ns == stamp
+            return all(folder_vouched(folder) or _folder_stamp(folder) == stamp
                        for folder, stamp in self.folders.items()) \
                 and all(file_vouched(path) or _stamp(path) == stamp for path, stamp in self.ignores.items())
         except OSError:
@@ -408,6 +408,16 @@ def _restored(data: bytes | None, root: str) -> dict[str, _Listed]:
         return restored
     except (ValueError, TypeError, EOFError):
         return {}
+
+
+_MTIME = (1 << 64) - 1  # a _folder_stamp's modification time
+
+
+def _folder_stamp(folder: str) -> int:
+    """A folder's modification time (ns) with its inode number above it: two folders changed
+    within a clock tick have the same time, and one may be renamed to the other's path."""
+    info = os.stat(folder)
+    return info.st_ino << 64 | info.st_mtime_ns & _MTIME
 
 
 def _stamp(path: str | None) -> tuple[int, int] | None:

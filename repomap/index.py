@@ -136,10 +136,12 @@ class Indexer:
         self._last: tuple[dict, dict[str, FileInfo], list[str]] | None = None  # the last refresh: stamps, answer, notes
 
     def stamps(self, candidates: list[str], tally: discover.Tally,
-               since: tuple[dict[str, tuple[int, int]], Quiet] | None = None) -> dict[str, tuple[int, int]]:
+               since: tuple[dict[str, tuple[int, int]], Quiet] | None = None,
+               linked: set[str] | None = None) -> dict[str, tuple[int, int]]:
         """(size, change stamp) of each candidate in a language we tag; counts the others in `tally`.
         `since`: the last look's stamps, and what the events since leave as it found them
-        (watch.Quiet): those files keep their stamps, unstatted."""
+        (watch.Quiet): those files keep their stamps, unstatted. `linked` gets those stamped
+        that have more than one name (a watch does not see a write through another)."""
         stamps, other = {}, 0
         last, quiet = since or ({}, None)
         root = str(self.root) + os.sep
@@ -159,6 +161,8 @@ class Indexer:
                 tally.add("unreadable")
                 continue
             stamps[rel] = (info.st_size, _changed(info))
+            if linked is not None and info.st_nlink > 1:
+                linked.add(rel)
         if other:
             tally.add("not source code", other)
         return stamps

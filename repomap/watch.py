@@ -5,10 +5,14 @@ a kept RepoMap took to map it again after an edit (bench/speed.py).
 
 A folder is trusted once it was watched through a whole look: any change to its entries, or
 to a file in it, after that look's stat of it makes an event. Where one may have been lost
-(the queue overflowed, a watch ended) or nothing is trusted yet, the look stats as ever.
-Changes that make no event are not seen: a write through a memory map, by another machine
-on a network file system (only local file systems are watched: _LOCAL), or to git's global
-excludes file (core.excludesFile), which decides what git lists in a work tree as well.
+(the queue overflowed, a watch ended, a folder moved with the watches below it) or nothing
+is trusted yet, the look stats as ever. A file with more than one name is stat'ed on every
+look (a write through another name makes no event here), and so are the .gitignore files
+above the root that git reads. Changes that make no event are not seen: a write through a
+memory map, by another machine on a network file system (only local file systems are
+watched: _LOCAL), through a name given to a file from outside the repository after the look
+that last stat'ed it, to a .gitignore through another name, or to git's global excludes file
+(core.excludesFile), which decides what git lists in a work tree as well.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from .discover import Tally
 # inotify(7)
 _MODIFY, _ATTRIB, _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x2, 0x4, 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF, _UNMOUNT, _OVERFLOW, _IGNORED = 0x400, 0x800, 0x2000, 0x4000, 0x8000
+_ISDIR = 0x40000000
 _ENTRIES = _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE
 _GONE = _DELETE_SELF | _MOVE_SELF | _UNMOUNT | _IGNORED
 _MASK = _MODIFY | _ATTRIB | _ENTRIES | _DELETE_SELF | _MOVE_SELF | 0x1000000 | 0x2000000 | 0x4000000  # ONLYDIR,
@@ -61,13 +66,14 @@ class Quiet:
     named: set[str]
     moved: set[str]
     whole: bool  # every folder of the last look is trusted: only the files named may have changed
+    linked: set[str]  # files with more than one name: a write through another makes no event here
 
     def folder(self, path: str) -> bool:
         """Its entries (and its .gitignore's place among them) are as they were."""
         return path in self.trusted and path not in self.moved and path not in self.named
 
     def file(self, path: str) -> bool:
-        return path not in self.named and os.path.dirname(path) in self.trusted
+        return path not in self.named and path not in self.linked and os.path.dirname(path) in self.trusted
 
     def settled(self, git: str | None = None) -> bool:
         """Whether the files listed are the last look's: every folder of it was watched, no
@@ -95,6 +101,9 @@ class Watch:
         self._named: set[str] = set()  # paths events named since the last look began
         self._moved: set[str] = set()  # folders whose entries (or the folder itself) changed since
         self._whole = False  # every folder of the last look was trusted as it ended
+        self._linked: set[str] = set()  # files the last look found with more than one name
+        self._partial = False  # this look trusts some folders
+        self._above: dict[str, object] = {}  # the .gitignore files git reads above the root: their stamps
 
     def begin(self) -> Quiet | None:
         """Start a look: what it need not look at again, or None where it must look at all."""
@@ -104,7 +113,11 @@ class Watch:
         if self._fd is None:
             return None
         self._read()
-        quiet = Quiet(self._trusted, self._named, self._moved, self._whole) if self._trusted else None
+        above = {path: _stamp(path) for path in self._above}  # no event tells of these
+        trusted = self._trusted and above == self._above
+        self._above = above
+        quiet = Quiet(self._trusted, self._named, self._moved, self._whole, self._linked) if trusted else None
+        self._partial = quiet is not None
         self._watched = set(self._folders)
         self._named, self._moved = set(), set()  # what changes from here on, the next look looks at
         return quiet
@@ -119,8 +132,8 @@ class Watch:
         if quiet is None or not quiet.whole or last is None or files != last.files:
             return None
         root = self.root + "/"
-        named = sorted(rel for rel in (path[len(root):] for path in quiet.named if path.startswith(root))
-                       if rel in last.stamps)
+        named = sorted(rel for rel in (path[len(root):] for path in quiet.named | quiet.linked
+                                       if path.startswith(root)) if rel in last.stamps)
         again = stamp(named)
         return ({**last.stamps, **again}, last.tally) if len(again) == len(named) else None
 
@@ -129,15 +142,22 @@ class Watch:
         return self._fd is not None
 
     def end(self, files: list[str], listing: Tally, stamps: dict[str, tuple[int, int]], tally: Tally,
-            walked: dict, git: str | None = None) -> None:
+            walked: dict, git: str | None = None, linked: set[str] = frozenset()) -> None:
         """The look found these files and stamps (and tallied this), and walked these folders
         (discover.Walker.folders): trust the folders watched through it, and watch those of
         the files and those walked not watched yet, and `git` (the work tree's .git folder)
-        and its info folder (trusted after the next look)."""
+        and its info folder (trusted after the next look). `linked`: the files it stamped
+        that have more than one name; where one is new to that, it may be a second name of
+        a file not stamped: the next look is whole."""
         last = self.last
         if self._fd is None:  # nothing to watch: the folders are not worked out
             self.last = Look(files, listing, stamps, tally, set(), walked)
             return
+        linked = {f"{self.root}/{rel}" for rel in linked}
+        new_links = self._partial and not linked <= self._linked
+        self._linked = linked
+        if list(self._above) != (above := _ignores_above(self.root, git)):
+            self._above = dict.fromkeys(above, object())  # stamped as the next look begins: it is whole
         if last is not None and last.folders and walked is last.walked and files == last.files:
             folders = last.folders
         else:
@@ -146,7 +166,7 @@ class Watch:
             folders.update(folder for folder in (git, f"{git}/info") if git and os.path.isdir(folder))
         self.last = Look(files, listing, stamps, tally, folders, walked)
         self._read()  # a watch that ended during the look, or events lost, untrust their folders
-        self._trusted = self._watched & self._folders.keys()
+        self._trusted = set() if new_links else self._watched & self._folders.keys()
         self._whole = folders <= self._trusted
         for folder in folders - self._folders.keys():
             if not self._add(folder):
@@ -191,12 +211,15 @@ class Watch:
 
     def _read(self) -> None:
         """Take the events waiting: the paths they name, the folders whose entries changed,
-        the watches that ended."""
+        the watches that ended. A folder that moved or went, or one that came or went in a
+        folder, is forgotten with every folder below it: a watch below keeps the path it was
+        added with, which may now be another folder's."""
+        gone: set[str] = set()
         while self._fd is not None:
             try:
                 data = os.read(self._fd, 1 << 16)
             except BlockingIOError:
-                return
+                break
             at = 0
             while at < len(data):
                 wd, mask, _, size = _EVENT.unpack_from(data, at)
@@ -209,13 +232,21 @@ class Watch:
                 if folder is None:
                     continue
                 if mask & _GONE:
-                    self._forget(wd)
+                    gone.add(folder)
                 elif name:
-                    self._named.add(f"{folder}/{os.fsdecode(name)}")
+                    path = f"{folder}/{os.fsdecode(name)}"
+                    self._named.add(path)
                     if mask & _ENTRIES:
                         self._moved.add(folder)
+                        if mask & _ISDIR:
+                            gone.add(path)
                 else:  # the folder itself (its mode, say)
                     self._moved.add(folder)
+        if gone:
+            below = tuple(f"{folder}/" for folder in gone)
+            for folder, wd in list(self._folders.items()):
+                if folder in gone or folder.startswith(below):
+                    self._forget(wd)
 
     def _forget(self, wd: int) -> None:
         folder = self._of.pop(wd, None)
@@ -226,3 +257,25 @@ class Watch:
             self._whole = False
             self._moved.add(folder)
             self._libc.inotify_rm_watch(self._fd, wd)  # a folder moved away keeps its watch else
+
+
+def _ignores_above(root: str, git: str | None) -> list[str]:
+    """The .gitignore files of the folders above the root up to the top of its work tree
+    (where `git`, its .git folder, is): git reads them, and they are not watched."""
+    if git is None:
+        return []
+    top, paths, folder = os.path.dirname(git), [], root
+    while folder != top and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+        paths.append(f"{folder}/.gitignore")
+    return paths
+
+
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
+    """A file's stamp that moves with any change to it, even with its modification time
+    put back; None where there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino
