@@ -10,6 +10,7 @@ import pytest
 
 from conftest import damage_column, run
 from repomap import cache
+from repomap.resources import resource_dir
 
 
 @pytest.fixture
@@ -172,6 +173,9 @@ def test_changed_code_drops_everything_stored(tmp_path):
     """Every module counts, so code moved from one to another cannot leave old results behind."""
     copy = tmp_path / "repomap"
     shutil.copytree(Path(cache.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("queries", "templates"):  # beside the package in a checkout, inside it once installed
+        if not (copy / name).is_dir():
+            shutil.copytree(resource_dir(name), copy / name)
     before = _fingerprint_of(copy)
     assert before == cache.fingerprint()
     (copy / "render.py").write_text((copy / "render.py").read_text() + "\n# changed\n")
