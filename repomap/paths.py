@@ -17,6 +17,7 @@ from .errors import Refused
 
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO planted meanwhile never blocks
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_GONE = " (deleted)"  # what Linux adds to the path of an open file that was unlinked or replaced
 
 
 def without_links(root: str, files: list[str]) -> list[str]:
@@ -51,7 +52,7 @@ def open_source(path: str) -> int:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
-        if opened(fd, path) != path:
+        if opened(fd, path).removesuffix(_GONE) != path:  # a file replaced since it was opened is still read
             raise OSError(errno.ELOOP, "reached through a symbolic link", path)
     except BaseException:
         os.close(fd)

@@ -62,6 +62,26 @@ def test_settings_file_behind_a_link_or_outside_is_not_read(shop, tmp_path):
     assert result.returncode == 2 and "not a regular file" in result.stderr, result.stderr
 
 
+def test_a_source_replaced_as_it_is_opened_is_read_not_taken_for_a_link(tmp_path, monkeypatch):
+    """An editor's save (a new file renamed over the old) between the open and the check of
+    what was opened: the old bytes are read, as opened; the file is not 'behind a link'."""
+    from repomap import discover
+
+    source = tmp_path / "t.py"
+    source.write_text("def old():\n    pass\n")
+    fstat, saved = os.fstat, []
+
+    def saving_fstat(fd):
+        if not saved:
+            saved.append(True)
+            (tmp_path / "t.tmp").write_text("def new():\n    pass\n")
+            os.replace(tmp_path / "t.tmp", source)
+        return fstat(fd)
+
+    monkeypatch.setattr(os, "fstat", saving_fstat)
+    assert discover.read_source(source) == (b"def old():\n    pass\n", "")
+
+
 # --- git config that names programs ---------------------------------------------------------
 
 def _planted_fsmonitor(config: Path, marker: Path) -> None:
