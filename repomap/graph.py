@@ -21,6 +21,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from .arrays import Packed, packed, run_places, run_starts, taken, unpacked, within
 from .index import FileInfo
 from .tags import Tag, family_for, is_document
 from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_LIFT, MATCHING_FILE,
@@ -77,7 +78,7 @@ class Definitions:
         number = np.zeros(len(inputs.names), dtype=np.int64)
         number[ids] = np.arange(len(ids))
         name = number[inputs.every_name]
-        names = _taken(inputs.names, ids)
+        names = taken(inputs.names, ids)
         in_edges = _used(inputs)  # numbered as the graph numbers its names
         at = np.where(in_edges, np.cumsum(in_edges) - 1, -1)[inputs.every_name]
         width = max(len(edges.names), 1)
@@ -180,65 +181,6 @@ def _slots(keys: np.ndarray, dst: np.ndarray, name: np.ndarray, width: int) -> n
     row_key = dst.astype(np.int64) * width + name
     at = np.minimum(np.searchsorted(keys, row_key), len(keys) - 1)
     return np.where(keys[at] == row_key, at + 2, 0).astype(np.int32)
-
-
-def within(numbers: np.ndarray, n: int) -> bool:
-    """Whether `numbers` are all places in something of length `n`: stored arrays are read as
-    they are, and a damaged one must not index something else."""
-    return not len(numbers) or (int(numbers.min()) >= 0 and int(numbers.max()) < n)
-
-
-def packed(strings: list[str]) -> np.ndarray:
-    """Strings as one array of bytes to store, each ended by a NUL (no name or path holds one)."""
-    stored = getattr(strings, "stored", None)
-    if stored is not None:
-        return stored
-    return np.frombuffer(("\0".join(strings) + "\0" if strings else "").encode("utf-8", "surrogatepass"), dtype=np.uint8)
-
-
-class _Unpacked(list):
-    """Strings read from a stored array, which keep it: packing them again, to store what is
-    made of them after an edit, gives it back (a kernel's 2.3 million names: 0.1 s each way).
-    Never changed once read."""
-
-    __slots__ = ("stored",)
-
-
-def unpacked(stored: np.ndarray) -> list[str]:
-    """The strings `packed` stored."""
-    strings = _Unpacked(stored.tobytes().decode("utf-8", "surrogatepass").split("\0")[:-1])
-    strings.stored = stored
-    return strings
-
-
-class Packed(Sequence):
-    """The strings `packed` stored, each decoded when it is read: a graph's update reads a
-    few of a kernel's 2.3 million names (and bisects them), where decoding them all took
-    0.18-0.36 s for each of the graph and its inputs, in every process after an edit. A loop
-    over them decodes them all at once (as `unpacked`); packing them gives the array back."""
-
-    def __init__(self, stored: np.ndarray):
-        self.stored = stored
-        self._ends = np.flatnonzero(stored == 0)
-
-    def __len__(self) -> int:
-        return len(self._ends)
-
-    def __getitem__(self, k: int) -> str:
-        if not -len(self._ends) <= k < len(self._ends):
-            raise IndexError(k)
-        k %= len(self._ends)
-        start = int(self._ends[k - 1]) + 1 if k else 0
-        return self.stored[start:self._ends[k]].tobytes().decode("utf-8", "surrogatepass")
-
-    def __iter__(self):
-        return iter(unpacked(self.stored))
-
-
-def _taken(strings: Sequence[str], numbers: np.ndarray) -> list[str]:
-    """The strings of these numbers, all decoded at once where they are Packed."""
-    listed = strings if isinstance(strings, list) else list(strings)
-    return [listed[k] for k in numbers.tolist()]
 
 
 class RankedList(Sequence):
@@ -474,7 +416,7 @@ class Inputs:
         if used.all():
             return self
         number = np.where(used, np.cumsum(used) - 1, -1).astype(np.int32)
-        self.names = _taken(self.names, np.flatnonzero(used))
+        self.names = taken(self.names, np.flatnonzero(used))
         self.def_name, self.ref_name, self.every_name = (number[c] for c in (self.def_name, self.ref_name, self.every_name))
         self.renamed = number[renamed]
         return self
@@ -726,7 +668,7 @@ class _Numbered:
         renumber = (np.cumsum(used) - 1).astype(np.int32)
         numbers = np.arange(len(inputs.files), dtype=np.int32)
         if names is None:
-            names = _taken(inputs.names, np.flatnonzero(used))
+            names = taken(inputs.names, np.flatnonzero(used))
         return cls(names, used, renumber[inputs.def_name],
                    np.repeat(numbers, inputs.def_count), inputs.def_method, np.sqrt(inputs.def_lines),
                    renumber[inputs.ref_name], np.repeat(numbers, inputs.ref_count),
@@ -803,19 +745,6 @@ def _summed(file: np.ndarray, mass: np.ndarray, files: int) -> np.ndarray:
     for start in range(0, len(file), JOIN_ROWS):
         external += np.bincount(file[start:start + JOIN_ROWS], weights=mass[start:start + JOIN_ROWS], minlength=files)
     return external
-
-
-def run_places(column: np.ndarray) -> np.ndarray:
-    """Per row of a sorted column, how many rows before it hold the same value."""
-    return np.arange(len(column)) - np.searchsorted(column, column)
-
-
-def run_starts(*columns: np.ndarray) -> np.ndarray:
-    """Where each run of rows equal in every column starts."""
-    changed = np.zeros(max(len(columns[0]) - 1, 0), dtype=bool)
-    for column in columns:
-        changed |= column[1:] != column[:-1]
-    return np.flatnonzero(np.concatenate([[len(columns[0]) > 0], changed]))
 
 
 JOIN_ROWS = 200_000  # references joined at a time: bounds the memory of the pairs in flight

@@ -24,7 +24,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .graph import Definitions, packed, run_places, run_starts, unpacked, within
+from .arrays import packed, run_places, run_starts, unpacked, within
+from .graph import Definitions
 from .tags import Tag
 from .terms import BUCKETS, CODES, COLUMNS, USED, word_key
 from .weights import (B, CODE_NAME, CODE_USE, COORD, FILE_CANDIDATES, FILE_EVIDENCE, FILE_EVIDENCE_HITS, K1,

@@ -4,7 +4,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from repomap.graph import Walk, pagerank, run_starts
+from repomap.arrays import run_starts
+from repomap.graph import Walk, pagerank
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -232,7 +233,7 @@ def test_packed_strings_read_one_at_a_time_equal_the_list_they_were_packed_from(
     over them and packing them again agree with the list itself."""
     from bisect import bisect_left
 
-    from repomap.graph import Packed, packed
+    from repomap.arrays import Packed, packed
 
     names = sorted(["", "_private", "a", "dev_err", "naïve", "\udcff", "zz", "名前"])
     stored = Packed(packed(names))
