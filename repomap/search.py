@@ -222,7 +222,7 @@ class Overlay:
     def search(self, query: str, scores: np.ndarray, limit: int = 5, keep: Callable[[Tag], bool] | None = None
                ) -> list[Hit]:
         """The best definitions for `query` that `keep` accepts; `scores` are the map's, from
-        graph.scores. Ties go in the definitions' order (by path, then place in the file)."""
+        ranking.scores. Ties go in the definitions' order (by path, then place in the file)."""
         wanted = sorted(set(terms(query)))
         first_line = query.strip().split("\n", 1)[0]
         title = set(terms(first_line))
