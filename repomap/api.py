@@ -19,13 +19,13 @@ from .index import FileInfo, Indexer
 from .retrieve import Snippet
 from .tags import Tag
 from .tokens import count_tokens
-from .weights import FOUND_FILE_TOKENS, FOUND_FILES, FOUND_HIT_TOKENS, FOUND_HITS
 
 # The ranking, rendering and search stages (numpy, jinja2) are imported by the methods that
 # run them: a stored map, the warm CLI's usual answer, needs none of them.
 if TYPE_CHECKING:
     from . import graph
-    from .graph import Inputs, Ranked, RankedList, Signals
+    from .graph import Inputs
+    from .ranking import Ranked, RankedList, Signals
     from .render import FileView
     from .search import Hit, Overlay, Postings
 
@@ -348,7 +348,7 @@ class RepoMap:
     def _rendering(self) -> None:
         """Import what ranking and rendering a map need (numpy, jinja2) and read its template."""
         try:
-            from . import graph, render  # noqa: F401
+            from . import ranking, render  # noqa: F401
 
             render.load_template(self.fmt, self.template)
         except Exception:  # the map's own imports and template say what failed, where they run
@@ -412,9 +412,9 @@ class RepoMap:
     def _hits(self, scan: Scan, query: str, signalled: tuple[Signals, graph.Edges, graph.Definitions], limit: int,
               keep: Callable[[Tag], bool] | None = None) -> list[Hit]:
         """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
-        from . import graph
+        from . import ranking
 
-        _, scores, _ = graph.scores(*signalled)
+        _, scores, _ = ranking.scores(*signalled)
         try:
             return self._postings(scan, *signalled[1:]).search(query, scores, limit, keep)
         except ValueError:  # stored postings damaged past what reading them checks: built again
@@ -522,10 +522,10 @@ class RepoMap:
         return text
 
     def _graph(self, scan: Scan, top: int, query: str, focus: Iterable[str]):
-        from . import export, graph
+        from . import export, ranking
 
         signals, edges, every = self._signals(scan, focus, query=query)
-        ranked, file_rank = graph.rank(scan.infos, signals, edges, every)
+        ranked, file_rank = ranking.rank(scan.infos, signals, edges, every)
         return export.ranked_graph(edges, file_rank, ranked, scan.sources, top)
 
     @_one_at_a_time
@@ -678,7 +678,7 @@ class RepoMap:
         interleaved CLI runs). With a task text it is kept only in memory while no file
         changes at all (search steers it): the stored map answers the same request on the
         same files, and a kernel's ranking is 48 MB to write."""
-        from . import graph
+        from . import ranking
 
         focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
         asked = query.strip() != ""
@@ -687,47 +687,34 @@ class RepoMap:
         task = [scan.state if asked else edges.state, sorted(filter(None, map(self._relative, focus))),
                 sorted((str(m), self._relative(m) or "") for m in mention_files),  # a mention may be a basename
                 mention_idents, query, (budget or self.tokens) if asked else None]
-        stored = (None, None) if asked else (dict, lambda arrays: graph.RankedList.checked(arrays, every, edges))
+        stored = (None, None) if asked else (dict, lambda arrays: ranking.RankedList.checked(arrays, every, edges))
         arrays = self._derived(  # numbers only: the Tags come from this scan's files
             "ranking", cache.content_hash(json.dumps(task).encode()),
-            lambda: graph.RankedList.to_arrays(*graph.rank(scan.infos, *self._signals(
+            lambda: ranking.RankedList.to_arrays(*ranking.rank(scan.infos, *self._signals(
                 scan, focus, mention_files, mention_idents, query, budget=budget))), *stored)
-        return graph.RankedList.from_arrays(arrays, every, edges, scan.infos)
+        return ranking.RankedList.from_arrays(arrays, every, edges, scan.infos)
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
                  mention_idents: Iterable[str] = (), query: str = "", guided: bool = True,
                  budget: int | None = None) -> tuple[Signals, graph.Edges, graph.Definitions]:
         """What steers the ranking for a task, the reference graph it runs on and the files'
-        definitions as columns. With a query (and `guided`), the files search finds for it too
-        (one per FOUND_FILE_TOKENS of the map's budget, at least FOUND_FILES), and its best
-        definitions (one per FOUND_HIT_TOKENS, at least FOUND_HITS)."""
-        from . import graph
-        from .graph import Signals
+        definitions as columns. With a query (and `guided`), what search finds for it too
+        (ranking.guided)."""
+        from . import ranking
 
         mention_files, query = list(mention_files), words.task_text(query)
         if query.strip():  # search postings first: a build and the ranking's state are each large
             self._base_postings(scan)
         names = self._names(scan) if query.strip() or mention_files else words.Names.of([], {})
-        named = words.mentions(" ".join(mention_files), names)
-        asked = words.mentions(query, names)
-        signals = Signals(
-            focus={r for r in map(self._relative, focus) if r in scan.infos},
-            mentioned_files=(named.files | asked.files | {r for r in map(self._relative, mention_files) if r}),
-            mentioned_idents=set(mention_idents) | asked.idents,
-            terms=asked.terms,
-            sharing=names.sharing(asked.terms),
-            secondary=self._secondary(scan),
-        )
+        signals = ranking.task_signals(
+            names, {r for r in map(self._relative, focus) if r in scan.infos}, mention_files,
+            {r for r in map(self._relative, mention_files) if r}, mention_idents, query, self._secondary(scan))
         edges = self._edges(scan)
         every = self._definitions(scan, edges)
         if guided and query.strip():
-            wanted = max(FOUND_FILES, (budget or self.tokens) // FOUND_FILE_TOKENS)
-            hits = self._hits(scan, query, (signals, edges, every), 4 * wanted)
-            # Files the task names lead, then what search finds.
-            found = [*sorted(signals.mentioned_files), *(hit.tag.path for hit in hits)]
-            signals.found = list(dict.fromkeys(found))[:max(wanted, len(signals.mentioned_files))]
-            answers = max(FOUND_HITS, (budget or self.tokens) // FOUND_HIT_TOKENS)
-            signals.found_defs = [(hit.tag.path, hit.tag.id) for hit in hits[:answers]]
+            budget = budget or self.tokens
+            hits = self._hits(scan, query, (signals, edges, every), ranking.searched(budget))
+            signals = ranking.guided(signals, hits, budget)
         return signals, edges, every
 
     def _secondary(self, scan: Scan, since: tuple[graph.Edges, Inputs, Inputs] | None = None) -> set[str]:

@@ -20,7 +20,8 @@ from .render import packaged_template, signatures
 from .tags import language_for
 
 if TYPE_CHECKING:
-    from .graph import Edges, RankedList
+    from .graph import Edges
+    from .ranking import RankedList
 
 NAMES_PER_EDGE = 5  # the names that link two files, heaviest first
 BEST_PER_FILE = 5  # a node's best definitions, by the map's score

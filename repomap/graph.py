@@ -1,13 +1,11 @@
-"""Rank files and definitions: personalized PageRank over the file reference graph.
+"""The file reference graph that ranking (ranking.py) runs on, made of what the files
+define and reference, and brought up to date after an edit.
 
 A reference in file A to a name that file B defines is an edge A -> B. Parallel
 references are summed (square-rooted, so one chatty file cannot dominate);
 a name several files define is split between them by the size of each
 definition (a stub gets less than the real thing); a name many files define
-counts less, private names count less; names the task mentions count more, and
-references from the files in the chat much more. Rank then flows along each edge
-to the definition it points at, so a definition's score says how much the ranked
-files lean on it.
+counts less, private names count less.
 """
 
 from __future__ import annotations
@@ -21,32 +19,10 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from .arrays import Packed, packed, run_starts, taken, unpacked, within
 from .index import FileInfo
 from .tags import Tag, family_for, is_document
-from .weights import (COMMON_NAME_FILES, FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_LIFT, MATCHING_FILE,
-                      MENTIONED_FILE, MENTIONED_NAME, METHOD_CALL, OWN_BASE, OWN_MATCH, PRIVATE_NAME, PROSE_FILE,
-                      SECONDARY_FILE)
-from .words import stemmed_subwords
-
-
-@dataclass
-class Signals:
-    """What steers the ranking: files in the chat, what the task names, and query words."""
-
-    focus: set[str] = field(default_factory=set)
-    mentioned_files: set[str] = field(default_factory=set)
-    mentioned_idents: set[str] = field(default_factory=set)
-    terms: dict[str, float] = field(default_factory=dict)  # query sub-word -> weight
-    sharing: set[str] = field(default_factory=set)  # defined names with a sub-word in terms
-    secondary: set[str] = field(default_factory=set)  # tests, vendored, generated
-    found: list[str] = field(default_factory=list)  # named files, then what search finds for the task
-    found_defs: list[tuple[str, str]] = field(default_factory=list)  # (path, ID) of what search finds, best first
-
-
-@dataclass(slots=True)
-class Ranked:
-    score: float
-    tag: Tag
+from .weights import COMMON_NAME_FILES, METHOD_CALL, PRIVATE_NAME, SECONDARY_FILE
 
 
 @dataclass
@@ -61,7 +37,7 @@ class Definitions:
     name: np.ndarray  # the name's number in `names`
     names_text: str  # every defined name (local ones too, unlike Edges.names), "\0" between
     first: np.ndarray  # per file, the number of its first definition
-    # Where _inflow sums the rank flowing into each definition: rows of Edges that point at
+    # Where ranking._inflow sums the rank flowing into each definition: rows of Edges that point at
     # the same (file, name) share a slot with the definitions of that name in that file.
     target: np.ndarray  # per definition, its slot (1: one no row points at)
     row_target: np.ndarray  # per row of Edges, its slot (0: a row no definition takes)
@@ -77,7 +53,7 @@ class Definitions:
         number = np.zeros(len(inputs.names), dtype=np.int64)
         number[ids] = np.arange(len(ids))
         name = number[inputs.every_name]
-        names = _taken(inputs.names, ids)
+        names = taken(inputs.names, ids)
         in_edges = _used(inputs)  # numbered as the graph numbers its names
         at = np.where(in_edges, np.cumsum(in_edges) - 1, -1)[inputs.every_name]
         width = max(len(edges.names), 1)
@@ -117,9 +93,9 @@ class Definitions:
 
     def defined(self, files: list[str]) -> dict[str, int]:
         """How many definitions have each name, outside documents (`files`: the graph's)."""
-        documents = _documents(tuple(files))
+        document = documents(tuple(files))
         text = self.names_text.split("\0") if self.names_text else []
-        counts = np.bincount(self.name[~documents[self.file]], minlength=len(text))
+        counts = np.bincount(self.name[~document[self.file]], minlength=len(text))
         return {text[k]: int(counts[k]) for k in np.flatnonzero(counts).tolist()}
 
     @cached_property
@@ -180,122 +156,6 @@ def _slots(keys: np.ndarray, dst: np.ndarray, name: np.ndarray, width: int) -> n
     row_key = dst.astype(np.int64) * width + name
     at = np.minimum(np.searchsorted(keys, row_key), len(keys) - 1)
     return np.where(keys[at] == row_key, at + 2, 0).astype(np.int32)
-
-
-def within(numbers: np.ndarray, n: int) -> bool:
-    """Whether `numbers` are all places in something of length `n`: stored arrays are read as
-    they are, and a damaged one must not index something else."""
-    return not len(numbers) or (int(numbers.min()) >= 0 and int(numbers.max()) < n)
-
-
-def packed(strings: list[str]) -> np.ndarray:
-    """Strings as one array of bytes to store, each ended by a NUL (no name or path holds one)."""
-    stored = getattr(strings, "stored", None)
-    if stored is not None:
-        return stored
-    return np.frombuffer(("\0".join(strings) + "\0" if strings else "").encode("utf-8", "surrogatepass"), dtype=np.uint8)
-
-
-class _Unpacked(list):
-    """Strings read from a stored array, which keep it: packing them again, to store what is
-    made of them after an edit, gives it back (a kernel's 2.3 million names: 0.1 s each way).
-    Never changed once read."""
-
-    __slots__ = ("stored",)
-
-
-def unpacked(stored: np.ndarray) -> list[str]:
-    """The strings `packed` stored."""
-    strings = _Unpacked(stored.tobytes().decode("utf-8", "surrogatepass").split("\0")[:-1])
-    strings.stored = stored
-    return strings
-
-
-class Packed(Sequence):
-    """The strings `packed` stored, each decoded when it is read: a graph's update reads a
-    few of a kernel's 2.3 million names (and bisects them), where decoding them all took
-    0.18-0.36 s for each of the graph and its inputs, in every process after an edit. A loop
-    over them decodes them all at once (as `unpacked`); packing them gives the array back."""
-
-    def __init__(self, stored: np.ndarray):
-        self.stored = stored
-        self._ends = np.flatnonzero(stored == 0)
-
-    def __len__(self) -> int:
-        return len(self._ends)
-
-    def __getitem__(self, k: int) -> str:
-        if not -len(self._ends) <= k < len(self._ends):
-            raise IndexError(k)
-        k %= len(self._ends)
-        start = int(self._ends[k - 1]) + 1 if k else 0
-        return self.stored[start:self._ends[k]].tobytes().decode("utf-8", "surrogatepass")
-
-    def __iter__(self):
-        return iter(unpacked(self.stored))
-
-
-def _taken(strings: Sequence[str], numbers: np.ndarray) -> list[str]:
-    """The strings of these numbers, all decoded at once where they are Packed."""
-    listed = strings if isinstance(strings, list) else list(strings)
-    return [listed[k] for k in numbers.tolist()]
-
-
-class RankedList(Sequence):
-    """Definitions best first, made into Ranked (and their files' Tags) only when read: a
-    map reads a few hundred of a kernel's three million."""
-
-    def __init__(self, score: np.ndarray, number: np.ndarray, every: Definitions, edges: Edges,
-                 infos: dict[str, FileInfo]):
-        self.score, self.number = score, number  # per place: the score and the definition's number
-        self.every, self.edges, self.infos = every, edges, infos
-        self.file = every.file[number]  # per place: the file's number in `paths`
-        self.paths = edges.files
-
-    def __len__(self) -> int:
-        return len(self.number)
-
-    def __getitem__(self, at):
-        if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self)))]
-        return Ranked(float(self.score[at]), self.every.tag(int(self.number[at]), self.edges, self.infos))
-
-    def reordered(self, places: np.ndarray) -> RankedList:
-        """The same definitions in the order of these places (some may be left out)."""
-        return RankedList(self.score[places], self.number[places], self.every, self.edges, self.infos)
-
-    def place(self) -> np.ndarray:
-        """Per place, how many of its file's definitions rank above it."""
-        by_file = np.argsort(self.file, kind="stable")
-        place = np.empty(len(self.file), dtype=np.int64)
-        place[by_file] = run_places(self.file[by_file])
-        return place
-
-    def to_arrays(self, file_rank: dict[str, float]) -> dict[str, np.ndarray]:
-        """This ranking and each file's PageRank (`file_rank`) as numbers, to keep and store."""
-        return {"score": self.score, "number": self.number,
-                "file_rank": np.array([file_rank[path] for path in self.paths], dtype=np.float64)}
-
-    @staticmethod
-    def checked(arrays: dict[str, np.ndarray], every: Definitions, edges: Edges) -> dict[str, np.ndarray]:
-        """Stored to_arrays, checked as far as what they index with (ValueError if damaged)."""
-        if not (len(arrays["score"]) == len(arrays["number"]) and len(arrays["file_rank"]) == len(edges.files)
-                and within(arrays["number"], len(every.file))
-                and np.bincount(arrays["number"], minlength=1).max() <= 1):  # each definition once at most
-            raise ValueError("stored ranking damaged")
-        return arrays
-
-    @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], every: Definitions, edges: Edges,
-                    infos: dict[str, FileInfo]) -> tuple[RankedList, dict[str, float]]:
-        """The ranking to_arrays gave, of these files' definitions, and each file's PageRank."""
-        return (cls(arrays["score"], arrays["number"], every, edges, infos),
-                dict(zip(edges.files, arrays["file_rank"].tolist())))
-
-    def files(self) -> list[str]:
-        """The files, by their best definition."""
-        _, first = np.unique(self.file, return_index=True)
-        return [self.paths[f] for f in self.file[np.sort(first)].tolist()]
 
 
 @dataclass
@@ -474,7 +334,7 @@ class Inputs:
         if used.all():
             return self
         number = np.where(used, np.cumsum(used) - 1, -1).astype(np.int32)
-        self.names = _taken(self.names, np.flatnonzero(used))
+        self.names = taken(self.names, np.flatnonzero(used))
         self.def_name, self.ref_name, self.every_name = (number[c] for c in (self.def_name, self.ref_name, self.every_name))
         self.renamed = number[renamed]
         return self
@@ -726,7 +586,7 @@ class _Numbered:
         renumber = (np.cumsum(used) - 1).astype(np.int32)
         numbers = np.arange(len(inputs.files), dtype=np.int32)
         if names is None:
-            names = _taken(inputs.names, np.flatnonzero(used))
+            names = taken(inputs.names, np.flatnonzero(used))
         return cls(names, used, renumber[inputs.def_name],
                    np.repeat(numbers, inputs.def_count), inputs.def_method, np.sqrt(inputs.def_lines),
                    renumber[inputs.ref_name], np.repeat(numbers, inputs.ref_count),
@@ -755,7 +615,7 @@ def _families(files: tuple[str, ...]) -> np.ndarray:
 
 
 @lru_cache(maxsize=2)  # as _families: a file list's documents took a ranking 1 ms a time
-def _documents(files: tuple[str, ...]) -> np.ndarray:
+def documents(files: tuple[str, ...]) -> np.ndarray:
     """Whether each file is a document (tags.is_document)."""
     documents = np.fromiter(map(is_document, files), dtype=bool, count=len(files))
     documents.flags.writeable = False
@@ -805,19 +665,6 @@ def _summed(file: np.ndarray, mass: np.ndarray, files: int) -> np.ndarray:
     return external
 
 
-def run_places(column: np.ndarray) -> np.ndarray:
-    """Per row of a sorted column, how many rows before it hold the same value."""
-    return np.arange(len(column)) - np.searchsorted(column, column)
-
-
-def run_starts(*columns: np.ndarray) -> np.ndarray:
-    """Where each run of rows equal in every column starts."""
-    changed = np.zeros(max(len(columns[0]) - 1, 0), dtype=bool)
-    for column in columns:
-        changed |= column[1:] != column[:-1]
-    return np.flatnonzero(np.concatenate([[len(columns[0]) > 0], changed]))
-
-
 JOIN_ROWS = 200_000  # references joined at a time: bounds the memory of the pairs in flight
 
 
@@ -865,104 +712,11 @@ def _join(refs: tuple[np.ndarray, ...], defs: tuple[np.ndarray, ...], c: _Contex
     return [src, dst, name, weight * c.scale[dst], external]
 
 
-def rank(infos: dict[str, FileInfo], signals: Signals, edges: Edges, every: Definitions
-         ) -> tuple[RankedList, dict[str, float]]:
-    """Definitions best first (focus files left out; ties in path order, then the file's
-    order) and each file's PageRank, on the graph `edges` of `infos` and its definitions."""
-    number, score, file_rank = scores(signals, edges, every)
-    order = np.lexsort((number, -score))
-    ranked = RankedList(score[order], number[order], every, edges, infos)
-    return _found_first(ranked, signals.found, signals.found_defs), file_rank
-
-
-def _found_first(ranked: RankedList, found: list[str], found_defs: list[tuple[str, str]]) -> RankedList:
-    """The best definition of each file search finds for the task comes first, in search's
-    order, so the map holds those files whatever else outscores them (weights.FOUND_LIFT);
-    then the definitions search finds (`found_defs`), in its order, as the answer is likelier
-    among them than among the graph's best of the same files (weights.FOUND_HITS)."""
-    if not found:
-        return ranked
-    at = {path: k for k, path in enumerate(ranked.paths)}
-    lead = [np.flatnonzero(ranked.file == at[path])[:1] for path in found if path in at]
-    place: dict[str, int] = {}  # ID -> place, of the files that hold a found definition
-    for path in dict.fromkeys(path for path, _ in found_defs):
-        if path in at:
-            place.update((ranked[p].tag.id, p) for p in np.flatnonzero(ranked.file == at[path]).tolist())
-    lead += [np.array([place[identity]]) for _, identity in found_defs if identity in place]
-    first = np.concatenate(lead) if lead else np.zeros(0, dtype=np.int64)
-    first = first[np.sort(np.unique(first, return_index=True)[1])]  # each once, where it first leads
-    rest = np.ones(len(ranked), dtype=bool)
-    rest[first] = False
-    return ranked.reordered(np.concatenate([first, np.flatnonzero(rest)]))
-
-
-def scores(signals: Signals, edges: Edges, every: Definitions) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
-    """Every definition's number (focus files left out, so in Definitions' order) with its
-    score; and each file's PageRank."""
-    files, n = edges.files, len(edges.files)
-    weight = edges.weight.copy() if signals.mentioned_idents or signals.focus else edges.weight
-    if signals.mentioned_idents:
-        mentioned = []
-        for name in signals.mentioned_idents:
-            i = bisect_left(edges.names, name)  # names are sorted
-            if i < len(edges.names) and edges.names[i] == name:
-                mentioned.append(i)
-        weight[np.isin(edges.name, mentioned)] *= MENTIONED_NAME
-    # Per file: what the task and the chat say of it, and how much a secondary file counts.
-    in_focus, named, secondary = (np.fromiter(map(paths.__contains__, files), dtype=bool, count=n)
-                                  for paths in (signals.focus, signals.mentioned_files, signals.secondary))
-    scale = np.where(secondary, SECONDARY_FILE, np.where(_documents(tuple(files)), PROSE_FILE, 1.0))
-    scale[named] = np.maximum(scale[named], 1.0)  # a document the task names counts in full
-    if signals.focus:
-        weight[in_focus[edges.src]] *= FOCUS_EDGE
-
-    # Only the names the task mentions or that share a sub-word with it can match.
-    match = np.zeros(len(every.file))
-    mentioned = named[every.file]
-    if signals.terms or signals.mentioned_idents:
-        by_name = np.zeros(len(every.names))
-        for name in (signals.sharing | signals.mentioned_idents) & every.names.keys():
-            by_name[every.names[name]] = _match(name, signals)
-        match = by_name[every.name]
-        mentioned |= np.isin(every.name, [every.names[n] for n in signals.mentioned_idents if n in every.names])
-    found = np.zeros(n)
-    at = {path: i for i, path in enumerate(files)} if signals.found else {}
-    for place, path in enumerate(signals.found):
-        if path in at:
-            found[at[path]] = 1.0 / (place + 1)
-    personal = _personalization(scale, in_focus, named, every, match, found)
-    walk = edges.walk if weight is edges.weight else \
-        Walk.of(n, edges.src, edges.dst, weight, edges.external, edges.pairs)
-    file_rank = pagerank(walk, personal)
-    kept = ~in_focus[every.file]
-    number = np.flatnonzero(kept)
-    in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
-    received = _inflow(walk, len(edges.src), file_rank, every.target[kept], every.row_target)
-
-    # What the task names counts as if referenced by its own file, whatever the graph says.
-    own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
-    score = (received + own * file_rank[in_file]) * (1.0 + match)
-    score *= scale[in_file]
-    score *= 1.0 + FOUND_LIFT * found[in_file]  # more of the found files' definitions
-    return number, score, dict(zip(files, file_rank.tolist()))
-
-
-def _inflow(walk: Walk, n_rows: int, file_rank: np.ndarray, target: np.ndarray, row_target: np.ndarray
-            ) -> np.ndarray:
-    """Rank that flows into each definition's slot (Definitions.target) along the first
-    `n_rows` rows of the walk (the graph's; the sink's follow), summed in numpy (tens of
-    millions of rows would not fit in memory as Python objects)."""
-    flow = file_rank[walk.rows[:n_rows]] * walk.share[:n_rows]
-    inflow = np.bincount(row_target, weights=flow, minlength=int(target.max(initial=1)) + 1)
-    inflow[:2] = 0.0
-    return inflow[target]
-
-
 @dataclass
 class Walk:
     """The transitions of PageRank over the files and one sink node (references to names
     defined nowhere here): each file's out-weights sum to 1. Per row of the graph (then one
-    per file with references to the sink), for _inflow; and per pair of files, parallel rows
+    per file with references to the sink), for ranking._inflow; and per pair of files, parallel rows
     summed and grouped by target, for PageRank: a kernel's 7.2 million rows are 4.3 million
     pairs, and a sum per target over adjacent pairs is faster than a scattered one (a kernel
     query's PageRank 0.25 -> 0.07 s)."""
@@ -1025,29 +779,6 @@ class Walk:
             and within(self.target_starts, len(self.pair_rows))
 
 
-def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
-             ) -> np.ndarray:
-    """Personalized PageRank by power iteration, as networkx computes it: the sink and files
-    without outgoing edges hand their rank out again by the personalization vector. Returns
-    the files' ranks (the sink's share left out)."""
-    n = len(personal)
-    if n == 0:
-        return np.zeros(0)
-    p = np.append(personal, 0.0) / personal.sum()
-    x = p.copy()
-    moved = np.empty(len(walk.pair_rows))  # one buffer for every iteration: the graph may be large
-    spread = np.zeros(n + 1)
-    for _ in range(max_iter):
-        previous = x
-        np.take(previous, walk.pair_rows, out=moved, mode="clip")  # in range; "raise" would copy through a buffer
-        moved *= walk.pair_share
-        spread[walk.targets] = np.add.reduceat(moved, walk.target_starts)
-        x = alpha * (spread + previous[walk.dangling].sum() * p) + (1 - alpha) * p
-        if np.abs(x - previous).sum() < (n + 1) * tol:
-            break
-    return x[:n]
-
-
 def _rarity(n_referencing: np.ndarray, n_files: int) -> np.ndarray:
     """Per name: 1 for a name one file uses, falling towards 0 for one that nearly every file uses."""
     if n_files < 2:
@@ -1063,27 +794,5 @@ def _private(names: Sequence[str]) -> np.ndarray:
     return weight
 
 
-def _match(name: str, signals: Signals) -> float:
-    """How strongly the task points at a definition name: exact mention, else shared sub-words."""
-    if name in signals.mentioned_idents:
-        return MENTIONED_NAME
-    if not signals.terms:
-        return 0.0
-    parts = stemmed_subwords(name)
-    if not parts:
-        return 0.0
-    return sum(signals.terms.get(p, 0.0) for p in parts) / math.sqrt(len(parts))
 
 
-def _personalization(scale: np.ndarray, in_focus: np.ndarray, named: np.ndarray, every: Definitions,
-                     match: np.ndarray, found: np.ndarray) -> np.ndarray:
-    """Every file a little (secondary ones less); chat and mentioned files, files whose
-    definitions match the task (`match`: per definition) and the files search finds for it
-    (`found`: 1/place per file), much more."""
-    personal = scale.copy()
-    personal += FOCUS_FILE * in_focus
-    personal += MENTIONED_FILE * named
-    personal += FOUND_FILE * found
-    best = np.zeros(len(scale))
-    np.maximum.at(best, every.file, match)
-    return personal + MATCHING_FILE * best

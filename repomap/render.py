@@ -25,7 +25,7 @@ from .tokens import count_tokens
 if TYPE_CHECKING:  # jinja2 is imported when a template is first compiled: a stored map needs none
     import jinja2
 
-    from .graph import Ranked, RankedList
+    from .ranking import Ranked, RankedList
 
 WIDTH = 160
 ELIDED = "⋮"

@@ -24,7 +24,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .graph import Definitions, packed, run_places, run_starts, unpacked, within
+from .arrays import packed, run_places, run_starts, unpacked, within
+from .graph import Definitions
 from .tags import Tag
 from .terms import BUCKETS, CODES, COLUMNS, USED, word_key
 from .weights import (B, CODE_NAME, CODE_USE, COORD, FILE_CANDIDATES, FILE_EVIDENCE, FILE_EVIDENCE_HITS, K1,
@@ -221,7 +222,7 @@ class Overlay:
     def search(self, query: str, scores: np.ndarray, limit: int = 5, keep: Callable[[Tag], bool] | None = None
                ) -> list[Hit]:
         """The best definitions for `query` that `keep` accepts; `scores` are the map's, from
-        graph.scores. Ties go in the definitions' order (by path, then place in the file)."""
+        ranking.scores. Ties go in the definitions' order (by path, then place in the file)."""
         wanted = sorted(set(terms(query)))
         first_line = query.strip().split("\n", 1)[0]
         title = set(terms(first_line))

@@ -6,7 +6,7 @@ files shown in a 1,024-token map. Numbers marked "by hand" were chosen from what
 looked like and have not been swept; change them only with both dev sets measured.
 """
 
-# --- The file graph and the map (graph.py) ---
+# --- The file graph and the map (graph.py, ranking.py) ---
 
 # References from the files in the chat: what they use is what the next edit touches. By hand.
 FOCUS_EDGE = 50.0

@@ -166,7 +166,7 @@ class Names:
         return shared
 
     def to_arrays(self) -> dict:
-        from .graph import packed
+        from .arrays import packed
 
         return {"files": packed(self.files), "names": packed(self.names), "counts": self.counts,
                 "parts": packed(self.parts), "freq": self.freq, "starts": self.starts, "holders": self.holders}
@@ -174,7 +174,7 @@ class Names:
     @classmethod
     def from_arrays(cls, arrays: dict) -> Names:
         """Stored names, checked as far as what they index with (ValueError if damaged)."""
-        from .graph import unpacked, within
+        from .arrays import unpacked, within
 
         files, names, parts = (unpacked(arrays[k]) for k in ("files", "names", "parts"))
         counts, freq, starts, holders = (arrays[k] for k in ("counts", "freq", "starts", "holders"))

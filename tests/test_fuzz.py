@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from repomap import RepoMap, RepoMapError, tags
-from repomap.graph import Ranked
+from repomap.ranking import Ranked
 from repomap.render import Renderer
 from repomap.errors import NotFound, Refused, visible
 

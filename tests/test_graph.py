@@ -4,7 +4,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from repomap.graph import Walk, pagerank, run_starts
+from repomap.arrays import run_starts
+from repomap.graph import Walk
+from repomap.ranking import pagerank
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -46,12 +48,12 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     makes the definitions whole); inputs, graph and definitions equal those made whole, and every
     map, in a kept RepoMap and in a new one, a fresh map. Where neither the graph nor its
     definitions changed, they keep the last state, and nothing is ranked again."""
-    from repomap import graph
+    from repomap import graph, ranking
     from repomap.api import RepoMap
 
     gathered, built = [], []
-    gather, build, define, rank = graph.Inputs.of.__func__, graph.build_edges, graph.Definitions.of.__func__, graph.rank
-    monkeypatch.setattr(graph, "rank", lambda *args: built.append("ranking") or rank(*args))
+    gather, build, define, rank = graph.Inputs.of.__func__, graph.build_edges, graph.Definitions.of.__func__, ranking.rank
+    monkeypatch.setattr(ranking, "rank", lambda *args: built.append("ranking") or rank(*args))
     monkeypatch.setattr(graph.Inputs, "of", classmethod(
         lambda cls, infos, files: gathered.append(list(files)) or gather(cls, infos, files)))
     monkeypatch.setattr(graph, "build_edges", lambda *args: built.append("graph") or build(*args))
@@ -121,11 +123,11 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
 
 def _maps_made(monkeypatch) -> list[str]:
     """A list that gets "ranking" and "rendering" each time a map is ranked and rendered."""
-    from repomap import graph, render
+    from repomap import ranking, render
 
     made = []
-    rank, select = graph.rank, render.select
-    monkeypatch.setattr(graph, "rank", lambda *args: made.append("ranking") or rank(*args))
+    rank, select = ranking.rank, render.select
+    monkeypatch.setattr(ranking, "rank", lambda *args: made.append("ranking") or rank(*args))
     monkeypatch.setattr(render, "select", lambda *args: made.append("rendering") or select(*args))
     return made
 
@@ -232,7 +234,7 @@ def test_packed_strings_read_one_at_a_time_equal_the_list_they_were_packed_from(
     over them and packing them again agree with the list itself."""
     from bisect import bisect_left
 
-    from repomap.graph import Packed, packed
+    from repomap.arrays import Packed, packed
 
     names = sorted(["", "_private", "a", "dev_err", "naïve", "\udcff", "zz", "名前"])
     stored = Packed(packed(names))

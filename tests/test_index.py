@@ -54,7 +54,8 @@ def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     assert again.returncode == 0 and again.stdout == first.stdout
     imported = modules_imported(again)
     assert "repomap.api" in imported
-    assert not imported & {"numpy", "jinja2", "tree_sitter", "tiktoken", "multiprocessing", "repomap.graph"}
+    assert not imported & {"numpy", "jinja2", "tree_sitter", "tiktoken", "multiprocessing", "repomap.graph",
+                            "repomap.ranking"}
 
 
 def test_a_touched_file_is_hashed_not_parsed(tree, tmp_path):
@@ -68,7 +69,8 @@ def test_a_touched_file_is_hashed_not_parsed(tree, tmp_path):
     assert again.returncode == 0 and again.stdout == first.stdout
     imported = modules_imported(again)
     assert "repomap.api" in imported
-    assert not imported & {"numpy", "tree_sitter", "multiprocessing", "repomap.graph", "repomap.search"}
+    assert not imported & {"numpy", "tree_sitter", "multiprocessing", "repomap.graph", "repomap.search",
+                            "repomap.ranking"}
 
 
 def test_touch_without_change_is_not_parsed_again(tree, tmp_path):
@@ -414,7 +416,7 @@ def test_an_edit_inside_a_body_ranks_nothing_again(shop, tmp_path, monkeypatch):
     """A ranking is made of the graph and the task: after an edit inside a body, the same task
     is answered with the ranking kept in memory or stored, a new one only where the task or
     what the files define and reference changed; every map equals a fresh one."""
-    from repomap import graph
+    from repomap import ranking
     from repomap.api import RepoMap
 
     cache_dir = tmp_path / "cache"
@@ -423,8 +425,8 @@ def test_an_edit_inside_a_body_ranks_nothing_again(shop, tmp_path, monkeypatch):
     source = shop / "shop" / "cart.py"
     source.write_text(source.read_text().replace("return", "return  ", 1))
     ranked = []
-    pagerank = graph.pagerank
-    monkeypatch.setattr(graph, "pagerank", lambda *args, **kwargs: ranked.append(1) or pagerank(*args, **kwargs))
+    pagerank = ranking.pagerank
+    monkeypatch.setattr(ranking, "pagerank", lambda *args, **kwargs: ranked.append(1) or pagerank(*args, **kwargs))
 
     def same_as_fresh(repo: RepoMap, name: str) -> str:
         text = repo.build(mention_idents={name}).text

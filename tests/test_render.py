@@ -62,7 +62,7 @@ def test_nested_definitions_show_under_their_headers(tmp_path):
 
 
 def test_steady_order_moves_a_file_only_past_those_it_clearly_beats():
-    from repomap.graph import Ranked
+    from repomap.ranking import Ranked
     from repomap.render import steady
     from repomap.tags import Tag
 
