@@ -71,13 +71,11 @@ def content_hash(data: bytes) -> str:
 
 
 def fingerprint() -> str:
-    """What stored rows depend on: repomap's code (every module, so no moved function can
-    leave an old result behind), tree-sitter, the grammars and our queries."""
-    from . import __version__
-    from .index import PAYLOAD_VERSION
-
+    """What stored rows depend on: repomap's code (every module's source, so no moved function
+    can leave an old result behind, and the version and payload format with it), tree-sitter,
+    the grammars and our queries."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{_grammar_versions()};{__version__};{PAYLOAD_VERSION}".encode())
+    digest.update(_grammar_versions().encode())
     _hash_files(digest, [*sorted(resource_dir("queries").glob("*.scm")), *sorted(_PACKAGE.glob("*.py"))])
     return digest.hexdigest()
 
