@@ -445,7 +445,8 @@ def _run_retrieve(args: argparse.Namespace) -> int:
 def _block(snippet: Snippet, holder: Snippet | None = None) -> bytes:
     """A header line, then the definition's bytes exactly as in the file; only the header
     when another definition of the answer holds it. The ID holds the path, so the header
-    gives only the lines (a path again cost about 6 tokens a definition)."""
+    gives only the lines (a path again costs tokens on every definition; bench/RESULTS.md:
+    cli._block)."""
     where = f" lines {snippet.start_line}-{snippet.end_line}"
     if holder is not None:
         return visible(f"==> {snippet.tag.id}{where}: inside {holder.tag.id} <==").encode() + b"\n"
