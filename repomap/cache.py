@@ -53,8 +53,8 @@ TABLES = {
              "payload BLOB NOT NULL, terms BLOB NOT NULL, links BLOB NOT NULL, view BLOB NOT NULL, notes TEXT NOT NULL",
 }
 # Store.load reads these columns of every row on every call: an index that holds them is read
-# without walking past each row's payload to the columns after it (Django's 2,938 rows:
-# 8.5-13 -> 3.7-6.6 ms, the same file read four times each way).
+# without walking past each row's payload to the columns after it.
+# bench/RESULTS.md: cache.INDEXES
 INDEXES = {"files": "path, size, changed, hash, links, view, notes"}
 
 

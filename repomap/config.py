@@ -42,7 +42,7 @@ def load(root: Path) -> dict:
     if pyproject.is_file() and not pyproject.is_symlink():
         data = _read(pyproject)
         # A pyproject.toml that never names us holds no [tool.repomap], and is not ours to
-        # parse: parsing Django's cost a map after an edit 4 ms, and its errors are not ours.
+        # parse: parsing it costs every map, and its errors are not ours (bench/RESULTS.md: config.load).
         tool = _parsed(data, pyproject).get("tool", {}) if b"repomap" in data else {}
         section = tool.get("repomap") if isinstance(tool, dict) else None
         if section is not None:

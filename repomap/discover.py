@@ -73,7 +73,7 @@ def glob_match(rel: str, pattern: str) -> bool:
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> re.Pattern:
     """A glob compiled once: --include is matched against every file (translated each
-    time, it took 2 s of a kernel's 80,000)."""
+    time, it is slow on a large tree; bench/RESULTS.md: discover._glob)."""
     return re.compile(_glob_regex(pattern.strip("/"), any_depth="/" not in pattern.rstrip("/")))
 
 
@@ -94,7 +94,7 @@ def _outside_environments(files: list[str], tally: Tally) -> list[str]:
     """The files not inside a Python virtual environment (a folder holding pyvenv.cfg, named
     anything: `env/`, `.venv-3.11/`), which an ignore file does not always hide: the installed
     packages are not the repository's code, and thousands of their files would outrank it."""
-    if "/pyvenv.cfg\0" not in "\0".join(files) + "\0":  # one search, not a test a file (Django's: 1.3 ms)
+    if "/pyvenv.cfg\0" not in "\0".join(files) + "\0":  # one search, not a test a file
         return files
     inside = tuple(f[:-len("pyvenv.cfg")] for f in files if f.endswith("/pyvenv.cfg"))
     kept = [f for f in files if not f.startswith(inside)]
@@ -157,7 +157,7 @@ def in_work_tree(root: Path) -> bool:
 @dataclass
 class Ignore:
     """One .gitignore file, its lines joined into a few regexes: one regex per file instead of
-    one per line, since the kernel's walk tests 80,000 paths against its 100 root lines. A
+    one per line, since a large tree's walk tests every path against every root line. A
     line without a slash (nor **) matches a name at any depth, so it is tested against the
     entry's name alone, which is short; the others against the path below the file's folder.
     Each regex is its lines in reverse order, each in its own group, so the first alternative
@@ -219,8 +219,7 @@ class Walker:
     the same tree (a chat loop's next turn) stats folders instead of listing them and matching
     their entries again. Where no folder changed at all, the last walk's Snapshot answers with
     one stat a folder; else each folder whose listing holds is not listed again. With `load`
-    and `save` (the cache's), the next process does too. Django's 3,247 folders (bench/speed.py
-    corpus): 22 ms in a new process (35-45 ms from the listings), 16 ms kept (21 ms)."""
+    and `save` (the cache's), the next process does too (bench/RESULTS.md: discover.Walker)."""
 
     def __init__(self, load: Callable[[str], bytes | None] | None = None,
                  save: Callable[[str, bytes], None] | None = None):

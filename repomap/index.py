@@ -29,21 +29,21 @@ SLOW = "slow>"  # stored instead of a content hash for a file that took too long
 NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
 NO_DEFS = marshal.dumps([])  # the definitions of a file that was not tagged
 # The search terms of a file tagged for a map alone: counted when a search first needs them
-# (Indexer.terms). They were 40% of a cold map's time on the kernel's drivers/net (32-37 s
-# against 19-21 s without them), and a map without a task text never reads them.
+# (Indexer.terms). Counting them is a large share of a cold map's time, and a map without a
+# task text never reads them. bench/RESULTS.md: index.LATER
 LATER = b""
-# Files whose terms are counted by workers rather than here: one file's take milliseconds,
-# starting a worker a tenth of a second. By hand.
+# Files whose terms are counted by workers rather than here: one file's take far less than
+# starting a worker. By hand.
 PARALLEL_TERMS = 64
 SAVE_EVERY = 2000  # rows per transaction, so a cold run never holds all payloads at once
-SAVE_BYTES = 64 << 20  # and payload bytes: each of the kernel's amdgpu register headers is megabytes
+SAVE_BYTES = 64 << 20  # and payload bytes: one generated header's payload can outweigh thousands of rows
 # A save of this many payload bytes or more is large (a cold run, a checkout): its files let
 # their definitions' rows go and the memory freed meanwhile is given back (memory.py). An
 # edit's few files keep theirs and import nothing for it. By hand, well under SAVE_BYTES.
 LARGE_SAVE = 1 << 20
 # At most this many changed files are tagged by the forked child that stamps a CLI map's
 # files (Indexer.pretagging), one after another; more are shared out among workers. An
-# agent's edit changes one to a few. By hand: a Python file of Django tags in 2-5 ms.
+# agent's edit changes one to a few, and a few files tag sooner than workers start. By hand.
 PRETAGGED = 8
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
@@ -53,8 +53,9 @@ _BUCKET = {"call": 1, "member": 2}
 @dataclass
 class FileInfo:
     """What ranking, rendering and search need of one file. Its definitions are kept
-    marshalled, as rows of Tag's fields, and made Tags when first asked for: a kernel has
-    three million, a map shows a few hundred of them, and decoded they took 1.3 GB."""
+    marshalled, as rows of Tag's fields, and made Tags when first asked for: a large tree has
+    millions, a map shows a few hundred of them, and all of them decoded fill the memory
+    (bench/RESULTS.md: index.FileInfo)."""
 
     packed: bytes  # each definition's Tag fields, in the file's order, marshalled
     names: tuple[str, ...]  # each definition's name, in the same order (interned)
@@ -78,9 +79,9 @@ class _Stored(FileInfo):
     """A stored file's FileInfo, holding `links`, `view` and the fields in `held`; the others are read
     from the index when one is first used. An unchanged file holds none: a map after an edit,
     whose graph is stored or joined again in part, reads the rows of the files it shows, not
-    of all of them (a kernel's take 15 s to decode). A file tagged in a large batch holds all but its
-    definitions' rows (`packed`), which only the files a map shows need: a kernel's are 291 MB
-    (Indexer._save)."""
+    of all of them (a large tree's are slow to decode). A file tagged in a large batch holds all but its
+    definitions' rows (`packed`), which only the files a map shows need and which are most of the
+    index (Indexer._save; bench/RESULTS.md: index._Stored)."""
 
     def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, view: bytes, **held):
         self.links, self.view = links, view
@@ -147,7 +148,7 @@ class Indexer:
         root = str(self.root) + os.sep
         for rel in candidates:
             if tags.language_for(rel) is None:
-                other += 1  # counted once: a tally entry each was 2 ms of a warm Django map
+                other += 1  # counted once: a tally entry each is a warm map's cost on every call
                 continue
             if not rel.isascii() and not _utf8(rel):  # bytes git or the OS gave us: no ID or output can hold it
                 tally.add("names not UTF-8")
@@ -182,7 +183,7 @@ class Indexer:
             return self._last[1]
         last = self._last
         # The same files as last time: those whose stamps moved (a kept RepoMap's edit) alone
-        # are looked at, where none of them has a note (loops over every file: Django's 3 ms).
+        # are looked at, where none of them has a note (a loop over every file is what it saves).
         moved = dict(stamps.items() - last[0].items()) if last is not None and stamps.keys() == last[0].keys() \
             else None
         again = moved is not None and not any(self._known[rel].notes for rel in moved if rel in self._known)
@@ -400,8 +401,8 @@ class Indexer:
                 ) -> Iterator[tuple[tuple, object]]:
         """(job, _tag_job's answer or workers.Failed) per job: from `tagged`, else here where the
         file's bytes hash as stored (touched, or changed and changed back), without tree-sitter
-        or a worker: starting them made a touched file's warm map of Django 0.45 s instead of
-        0.28. The others go to workers, which read, hash and parse, so no file's bytes wait in
+        or a worker: starting them costs a touched file's warm map more than the hash
+        (bench/RESULTS.md: index.Indexer._tagged). The others go to workers, which read, hash and parse, so no file's bytes wait in
         this process. Each loads its parsers before its first job, not under a job's time limit
         (a broken query's warning comes here, once), while this process goes on with `meanwhile`."""
         rest = []
@@ -421,8 +422,8 @@ class Indexer:
     def _meanwhile(self, meanwhile: Callable[[], None] | None, setup: Callable[[], None]) -> None:
         """This process's work while workers tag: the caller's next step; and where this indexer
         has refreshed before (a chat loop, the MCP server), the workers' own setup, so that the
-        workers of the next edit are forked ready (Django, a kept RepoMap's second edit: 0.065-0.095 s
-        instead of 0.080-0.124)."""
+        workers of the next edit are forked ready and its map waits less for them
+        (bench/RESULTS.md: index.Indexer._meanwhile)."""
         if meanwhile is not None:
             meanwhile()
         if self._last is not None:
@@ -468,7 +469,7 @@ def _utf8(name: str) -> bool:
 
 def _digest(parts) -> str:
     """A digest of the parts, each ended by a NUL: hashed as one text, not part by part (a
-    map makes four of every file's, 1-1.5 ms each on Django that way)."""
+    map makes four of every file's, and part by part is the slower; bench/RESULTS.md: index._digest)."""
     parts = list(parts)
     return cache.hashlib.blake2b(("\0".join(parts) + "\0" if parts else "").encode(), digest_size=16).hexdigest()
 
@@ -478,8 +479,8 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
     stored one never gets here (Indexer._tagged answers it).
 
     Python's cycle collector is off meanwhile: a large file's query matches are hundreds of
-    thousands of objects alive at once, which it walked again and again (20 s of the 46 s
-    that tagging drivers/net of linux-source-6.1 took), and they hold no cycles."""
+    thousands of objects alive at once, which it walks again and again (bench/RESULTS.md:
+    index._tag_job), and they hold no cycles."""
     gc.disable()
     try:
         return _tag(job)
@@ -575,7 +576,7 @@ def _terms(job: tuple, packed: bytes) -> bytes:
     return file_terms(rel, list(starmap(Tag, marshal.loads(packed))), data or b"")
 
 
-_FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is 40 times slower
+_FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is far slower
 _READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "view", "_defs")]  # what _Stored reads on first use
 _HELD = [name for name in _READ if name != "packed"]  # what a file of a large batch holds once stored
 

@@ -3,9 +3,9 @@ collector off while a call runs.
 
 glibc keeps freed blocks for reuse, and once a large block has been freed it serves blocks
 up to that size from its heap too; the heap never shrinks past a block still in use. Tagging
-a large repository frees hundreds of megabytes of payloads that way: after a cold run of the
-kernel's drivers/gpu/drm/amd the parent held 695 MB, of which its objects were some 30 MB
-(80 MB once trimmed), and a search's postings build came on top of it. So the steps that
+a large repository frees its payloads that way: after a cold run the parent holds many times
+what its objects need, and a search's postings build comes on top of it (bench/RESULTS.md:
+memory.give_back). So the steps that
 free much call `give_back` (glibc's malloc_trim); elsewhere it does nothing.
 """
 
@@ -42,8 +42,8 @@ _held_lock = threading.Lock()
 def collector_held():
     """The cycle collector off while any call of any RepoMap runs, and back on (if it was on)
     when the last ends: a full collection that falls due inside a call walks every object the
-    process holds, 10-20 ms of a kept RepoMap's map after an edit of Django (bench/speed.py),
-    and a call makes no cycles worth collecting midway. A collection due then runs after the
+    process holds, a large share of a kept RepoMap's map after an edit (bench/RESULTS.md:
+    memory.collector_held), and a call makes no cycles worth collecting midway. A collection due then runs after the
     call, between a chat loop's turns; the CLI keeps it off throughout."""
     with _held_lock:
         if _held["calls"] == 0:

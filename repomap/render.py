@@ -34,9 +34,9 @@ MAX_FILL_TRIES = 64
 # look renders that definition's file part, so one file of many small definitions would cost
 # looks times the map's size. By hand: far more than a real tree's maps look (bench/RESULTS.md).
 MAX_FILL_LOOKS = 1024
-# fit's first prefix: a 1,024-token map shows some 30 to 60 definitions. Not tuned: where a
-# longer prefix never costs fewer tokens any size gives the same map (the small dev set's 300
-# maps were the same byte for byte); a small one keeps the renders small.
+# fit's first prefix: below what a small map shows. Not tuned: where a longer prefix never
+# costs fewer tokens any size gives the same map (bench/RESULTS.md: render.FIRST_PREFIX); a
+# small one keeps the renders small.
 FIRST_PREFIX = 16
 # What one render of a user's template may build: the numbers its `range`s yield, all told, and
 # the length of a text, list or number it makes with `*` or `**`. A map's own data is far less.
@@ -128,8 +128,8 @@ class Renderer:
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         """A file's part of the map, made once per content and set of its definitions: fit
         renders the same files again and again as it tries longer prefixes, and a kept
-        RepoMap's next map (`kept`) renders most of them again (Django, after a call added: 3
-        of the 12 ms a map took to select)."""
+        RepoMap's next map (`kept`) renders most of them again (bench/RESULTS.md:
+        render._file_view)."""
         key = (path, self.digest(path) if self.digest else None,
                tuple((t.start_byte, t.end_byte, t.kind, t.name) for t in tags), self.held.get(path))
         view = self.views.get(key) or self.kept.get(key)

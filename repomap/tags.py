@@ -58,8 +58,10 @@ class Tag:
     Lines are 1-based. For a definition, `sig_end_line` is the last line of its
     signature and `body_byte` where its elided body starts (-1 if it has none).
     IDs use no line numbers, so edits elsewhere in the file leave them alone.
-    Not frozen: a frozen dataclass is eight times slower to build, and warm runs build
-    every stored tag. Nothing changes a tag once made.
+    Not frozen: a frozen dataclass is far slower to build (bench/RESULTS.md: tags.Tag), and
+    warm runs build every stored tag. Tagging a file completes its fresh definitions in place
+    (extract sets `outer` from a scope capture, _nest sets `kind`, `outer`, `local` and `dup`)
+    before any other code sees them; nothing changes a tag after that.
     """
 
     path: str
@@ -99,7 +101,7 @@ class FileTags:
     syntax_error: bool
 
 
-@lru_cache(maxsize=1 << 18)  # asked for every file on every call: a kernel has 80,000
+@lru_cache(maxsize=1 << 18)  # asked for every file on every call: room for a large tree's files
 def language_for(path: str) -> str | None:
     """The tree-sitter language of a file, by its extension (not by os.path.splitext, which
     is slower: a fresh process asks once for every listed file)."""
@@ -154,8 +156,9 @@ def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
 
 def _grammar(language: str) -> Language:
     """A grammar of the language pack, loaded from its own module: the pack's package first
-    loads three grammars it takes from other packages (C#, YAML, embedded templates), 8-12 ms
-    of a tagging worker's setup, on the path of a map after an edit. C# still comes through it."""
+    loads three grammars it takes from other packages (C#, YAML, embedded templates), a cost
+    in a tagging worker's setup, on the path of a map after an edit (bench/RESULTS.md:
+    tags._grammar). C# still comes through it."""
     from importlib.machinery import EXTENSION_SUFFIXES
     from importlib.util import find_spec, module_from_spec, spec_from_file_location
     from pathlib import Path

@@ -70,8 +70,8 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     function bodies count too: a fix is often to a closure (vue's `onLeave` inside
     resolveTransitionProps), whose words are not its enclosing function's (own_texts).
 
-    Half of a kernel's tagging time is spent here, on three million mostly short
-    definitions: each body's tokens are counted first, so a repeated token is split into
+    Much of a large tree's tagging time is spent here, on its many mostly short definitions
+    (bench/RESULTS.md: terms.file_terms): each body's tokens are counted first, so a repeated token is split into
     sub-words once, and nothing is made twice per definition."""
     place = rel.replace("/", " ")
     columns = [array(code) for code in CODES]
@@ -81,7 +81,7 @@ def file_terms(rel: str, defs: list[Tag], source: bytes) -> bytes:
     owns = own_texts(defs, source)
     bodies = [Counter(tokens(own)) for own in owns]
     # The names of several words, tested once per file: a regex per token of every definition
-    # was a quarter of this function's time on kernel files.
+    # is a large share of this function's time on a large tree.
     used = {name: USED + name for name in compound_names(set().union(*bodies))}
     for i, (tag, own, body) in enumerate(zip(defs, owns, bodies)):
         name, qualname, kind, shown_text = tag.name, tag.qualname, tag.kind, signature_text(tag, lines)

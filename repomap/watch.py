@@ -1,7 +1,7 @@
 """Which files and folders may have changed since the last look at a repository, as Linux
 tells it (inotify), so that a RepoMap kept between calls (a chat loop, the MCP server) stats
-only those: a look at Django's 3,247 folders and 2,938 source files was 22 ms of the 0.11 s
-a kept RepoMap took to map it again after an edit (bench/speed.py).
+only those: a look at every folder and file is much of what a kept RepoMap spends to map a
+large tree again after an edit (bench/RESULTS.md: watch).
 
 A folder is trusted once it was watched through a whole look: any change to its entries, or
 to a file in it, after that look's stat of it makes an event. Where one may have been lost
@@ -126,7 +126,7 @@ class Watch:
                   ) -> tuple[dict[str, tuple[int, int]], Tally] | None:
         """Where the files listed now are the last look's and its folders were all watched
         through it (`quiet`), its stamps with those of the files events named made again by
-        stamp(their paths), and what it tallied: a stat of every file was Django's 2.6 ms.
+        stamp(their paths), and what it tallied: a stat of every file is what this saves.
         None where that does not hold, or one of them cannot be stamped now."""
         last = self.last
         if quiet is None or not quiet.whole or last is None or files != last.files:

@@ -28,8 +28,8 @@ except ImportError:  # not on Windows: there only the time limit applies
 CHUNK = 32  # jobs handed to a worker at a time: fewer round trips, same time limit per job
 HEADROOM = 2 << 30  # bytes of address space a worker may add to what it had when it started
 PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size: the most an unprivileged process may ask for
-# Workers killed and not yet waited for: waiting as each is stopped took a kept RepoMap's
-# map after an edit 2-3 ms (a process as large as its parent takes that long to end). They
+# Workers killed and not yet waited for: waiting as each is stopped would hold up a kept
+# RepoMap's map after an edit (a process as large as its parent is slow to end). They
 # are waited for at the next run, or end with this process; a lock, so that no two threads
 # wait for one pid (a pid waited for may be given to the next child).
 _unreaped: list[int] = []
@@ -46,8 +46,9 @@ class Failed:
 
 class _Pipe:
     """One end of a worker's two pipes: pickled objects, each after its length. os.fork and
-    os.pipe, not multiprocessing: importing that costs a map after an edit 14 ms before its
-    worker can start, and its Process adds a bootstrap to each worker."""
+    os.pipe, not multiprocessing: importing that delays a map after an edit before its
+    worker can start, and its Process adds a bootstrap to each worker (bench/RESULTS.md:
+    workers._Pipe)."""
 
     def __init__(self, reading: int, writing: int):
         self.reading, self.writing = reading, writing
@@ -161,10 +162,10 @@ def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Cal
 
 
 def _widen(fd: int) -> None:
-    """Give a pipe the largest buffer Linux allows without privileges (1 MB): a forked child's
-    first answer (Django's stamps: 200 KB) then waits in it while the child goes on to its
-    jobs, where the usual 64 KB kept the child waiting till this process read it, after its
-    own work (a Django map after an edit: 50-70 ms). Elsewhere the child waits."""
+    """Give a pipe the largest buffer Linux allows without privileges (PIPE_BYTES): a forked
+    child's first answer (a large tree's stamps) then waits in it while the child goes on to
+    its jobs, where the usual buffer keeps the child waiting till this process reads it, after
+    its own work (bench/RESULTS.md: workers._widen). Elsewhere the child waits."""
     try:
         import fcntl
 
