@@ -348,7 +348,16 @@ def deep(tmp_path):
         os.mkdir(folder)
     (folder / "x.py").write_text("def deep_one():\n    pass\n")
     (root / "top.py").write_text("def top():\n    return deep_one()\n")
-    return root
+    yield root
+    # shutil.rmtree, os.walk and rglob, and so pytest's own clean-up of old runs, recurse once
+    # a folder: the tree is taken down here, with a stack, lest it break a later session
+    found, pending = [], [str(root)]
+    while pending:
+        found.append(pending.pop())
+        for entry in os.scandir(found[-1]):
+            pending.append(entry.path) if entry.is_dir(follow_symlinks=False) else os.unlink(entry.path)
+    for folder in reversed(found):
+        os.rmdir(folder)
 
 
 @pytest.mark.parametrize("in_git", [False, True])
