@@ -5,6 +5,7 @@ folders (paths.output_folder), never through a link planted at its own name."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -60,15 +61,18 @@ class MapFile:
 
     def text(self) -> str:
         """What the file says; "" where it is missing, a link or not a regular file."""
-        mode = self.mode()
-        if mode is None or not stat.S_ISREG(mode):
-            return ""
         fd = self._folder(create=False)
+        if fd is None:
+            return ""
         try:
             with open(os.open(self.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd),
                       "rb") as file:
-                data = file.read(READ_LIMIT + 1)
+                data = file.read(READ_LIMIT + 1) if stat.S_ISREG(os.fstat(file.fileno()).st_mode) else b""
+        except (FileNotFoundError, IsADirectoryError):
+            return ""
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a link at the map's name
+                return ""
             raise self._error(exc) from None
         finally:
             os.close(fd)
