@@ -43,7 +43,7 @@ class AiderRepoMap:
         self.map_processing_time = 0.0
         self.slow_map = SLOW_MAP  # a caller (a test) may set it, rather than depend on how fast a map is made
         try:  # settings from .repomap.toml; Aider's budget is passed on each call
-            self.engine = RepoMap(self.root)
+            self.engine = RepoMap(self.root, fmt="text")  # a prompt preamble, whatever format the settings name
         except RepoMapError as exc:
             self._off(exc)
 

@@ -513,7 +513,7 @@ def _run_mcp(args: argparse.Namespace) -> int:
         from .mcp_server import serve
     except ImportError:
         raise RepoMapError("the MCP server needs the mcp extra: pip install 'repomap[mcp]'") from None
-    serve(_repo(args))
+    serve(_repo(args, fmt="text"))  # what a model reads: the settings' format is for files and programs
     return 0
 
 

@@ -28,7 +28,7 @@ def load_map(argument: str) -> llm.Fragment:
             raise RepoMapError(f"unknown parameter {', '.join(unknown)} (known: {', '.join(PARAMETERS)})")
         tokens = int(given["tokens"][-1]) if "tokens" in given else None
         focus = [f for value in given.get("focus", []) for f in value.split(",") if f]
-        result = RepoMap(path or ".", tokens=tokens).build(query=given.get("query", [""])[-1], focus=focus)
+        result = RepoMap(path or ".", tokens=tokens, fmt="text").build(query=given.get("query", [""])[-1], focus=focus)
     except (RepoMapError, ValueError) as exc:
         raise ValueError(f"repomap: {exc}") from None
     return llm.Fragment(result.text, source=f"repomap:{argument}")

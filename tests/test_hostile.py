@@ -396,6 +396,36 @@ def test_mcp_focus_tells_nothing_of_the_files_outside():
     assert len(set(said)) == 1, said
 
 
+def test_a_settings_format_never_reaches_a_prompt(shop, tmp_path):
+    """format = "json" in .repomap.toml is for files and programs: the MCP server's map, the
+    Aider drop-in's and the llm fragment are text all the same, as `map --format text` gives."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    from repomap.aider_drop_in import AiderRepoMap
+
+    (shop / ".repomap.toml").write_text('format = "json"\n')
+    text = run("map", shop, "--format", "text", "--tokens", "300", "--no-cache").stdout
+    assert run("map", shop, "--tokens", "300", "--no-cache").stdout.startswith("{")  # the setting holds for map
+
+    async def mcp_map():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", str(shop)],
+                                       env={**os.environ}, cwd=str(shop))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await session.call_tool("repo_map", {"tokens": 300})
+
+    answer = anyio.run(mcp_map)
+    assert json.loads(answer.content[0].text)["map"] == text
+    files = {str(p.relative_to(shop)) for p in shop.rglob("*") if p.is_file()}
+    assert AiderRepoMap(300, shop).get_repo_map(set(), files) == text
+    llm = subprocess.run([sys.executable, "-c", "import sys; from llm.cli import cli; sys.exit(cli())",
+                          "fragments", "show", f"repomap:{shop}?tokens=300"], capture_output=True, text=True,
+                         env={**os.environ, "LLM_USER_PATH": str(tmp_path)}, timeout=120)
+    assert llm.returncode == 0 and llm.stdout.rstrip("\n") == text.rstrip("\n"), llm.stderr
+
+
 def test_the_api_refuses_budgets_and_limits_below_one(shop):
     from repomap import RepoMap, RepoMapError
 
