@@ -205,8 +205,8 @@ class RepoMap:
                 render.load_template(fmt, self.template)
             except Exception as exc:
                 raise RepoMapError(f"bad template: {exc}") from None
-        self.include = list(include)
-        self.exclude = list(exclude)
+        self.include = [include] if isinstance(include, str) else list(include)  # one pattern, not its letters
+        self.exclude = [exclude] if isinstance(exclude, str) else list(exclude)
         self.hide_secondary = hide_secondary
         self.ignore = ignore  # honour .gitignore (and git's own list)
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None

@@ -26,9 +26,17 @@ def load_map(argument: str) -> llm.Fragment:
         unknown = sorted(set(given) - set(PARAMETERS))
         if unknown:
             raise RepoMapError(f"unknown parameter {', '.join(unknown)} (known: {', '.join(PARAMETERS)})")
-        tokens = int(given["tokens"][-1]) if "tokens" in given else None
-        focus = [f for value in given.get("focus", []) for f in value.split(",") if f]
-        result = RepoMap(path or ".", tokens=tokens, fmt="text").build(query=given.get("query", [""])[-1], focus=focus)
+        tokens = _whole(given["tokens"][-1]) if "tokens" in given else None
+        repo = RepoMap(path or ".", tokens=tokens, fmt="text")
+        focus = [repo.focus_file(f) for value in given.get("focus", []) for f in value.split(",") if f]
+        result = repo.build(query=given.get("query", [""])[-1], focus=focus)
     except (RepoMapError, ValueError) as exc:
         raise ValueError(f"repomap: {exc}") from None
     return llm.Fragment(result.text, source=f"repomap:{argument}")
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise RepoMapError(f"tokens must be a whole number, not {text!r}") from None

@@ -155,3 +155,13 @@ def test_a_map_ranked_after_a_ranked_one_is_the_map_made_without_a_cache(shop, t
         cart.write_text(cart.read_text().replace("        return sum(", "        # grown\n        return sum("))
         out = run("map", shop, "--tokens", "300", "--cache-dir", cache_dir)
         assert out.stdout == RepoMap(shop, use_cache=False, tokens=300).build().text
+
+
+def test_one_include_or_exclude_pattern_given_as_a_string_is_one_pattern(shop):
+    from repomap import RepoMap
+
+    as_list = RepoMap(shop, exclude=["tests"], use_cache=False).build().text
+    assert RepoMap(shop, exclude="tests", use_cache=False).build().text == as_list
+    assert "tests/" not in as_list
+    assert RepoMap(shop, include="shop", use_cache=False).build().text == \
+        RepoMap(shop, include=["shop"], use_cache=False).build().text
