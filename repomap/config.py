@@ -72,6 +72,9 @@ def _parsed(data: bytes, path: Path) -> dict:
 
 def _checked(settings: dict, where: str) -> dict:
     for key, value in settings.items():
+        if key == "tool" and where == ".repomap.toml":
+            raise ConfigError("unknown setting 'tool' in .repomap.toml: its settings stand at its top level "
+                              "([tool.repomap] is for pyproject.toml)")
         if key not in KEYS:
             raise ConfigError(f"unknown setting {key!r} in {where} (known: {', '.join(sorted(KEYS))})")
         kind = KEYS[key]

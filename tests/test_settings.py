@@ -51,3 +51,9 @@ def test_the_llm_loader_reads_the_settings_and_its_parameters(shop, tmp_path):
     assert focused.returncode == 0 and "shop/money.py" not in focused.stdout
     wrong = llm("fragments", "show", f"repomap:{shop}?tokns=80", tmp_path=tmp_path)
     assert wrong.returncode != 0 and "unknown parameter tokns" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_a_tool_table_in_repomap_toml_says_where_its_settings_go(shop):
+    (shop / ".repomap.toml").write_text("[tool.repomap]\ntokens = 2048\n")
+    result = run("map", shop, "--no-cache")
+    assert result.returncode == 2 and "its settings stand at its top level" in result.stderr, result.stderr
