@@ -403,6 +403,8 @@ class RepoMap:
         """Definitions matching `query`, best first: BM25 blended with the map's rank."""
         if limit < 1:
             raise RepoMapError(f"the number of hits must be a positive number, not {limit}")
+        if not query.strip():
+            raise RepoMapError("the search query is empty: say what to look for")
         query = words.task_text(query)
         scan = self.scan()
         keep = None if kind is None and path is None else \

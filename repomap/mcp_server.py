@@ -15,6 +15,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
+from . import __version__
 from .api import RepoMap
 from .errors import NotFound, RepoMapError, clipped
 from .retrieve import Snippet, content, holders, safe_relative
@@ -50,7 +51,8 @@ def _in_repository(repo: RepoMap, path: str) -> bool:
 
 
 def server(repo: RepoMap) -> MCPServer:
-    app = _Server("repomap", instructions="Map, search and read this repository's code for few tokens.")
+    app = _Server("repomap", instructions="Map, search and read this repository's code for few tokens.",
+                  version=__version__)
 
     @app.tool(annotations=READ_ONLY, description=(
         "Ranked map of the repository: the most relevant signatures, bodies elided, within a token budget. "

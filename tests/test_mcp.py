@@ -149,3 +149,17 @@ def test_the_printed_config_starts_a_working_server(tmp_path):
                 return await session.call_tool("search", {"query": "format money"})
 
     assert payload(anyio.run(main))["results"][0]["id"] == "shop/money.py::format_money#function"
+
+
+def test_the_server_says_its_version():
+    from repomap import __version__
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", str(REPO)],
+                                   env={**os.environ}, cwd=str(REPO))
+
+    async def main():
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                return await session.initialize()
+
+    assert anyio.run(main).server_info.version == __version__ != ""

@@ -356,3 +356,9 @@ def test_rows_are_put_in_bucket_order_as_a_stable_sort_would():
     expected = np.argsort(bucket, kind="stable")
     assert order.tolist() == expected.tolist()
     assert starts.tolist() == np.searchsorted(bucket[expected], np.arange(BUCKETS + 1)).tolist()
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_an_empty_query_is_a_clear_error(shop, query):
+    result = run("search", query, "--root", shop, "--no-cache")
+    assert result.returncode == 2 and "the search query is empty" in result.stderr, result.stderr
