@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import tomllib
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .cache import content_hash
+from .paths import open_source
 from .discover import glob_match
 
 # By hand: a folder is a mirror when this share of its files are copies of another's (same
@@ -278,20 +278,13 @@ def _top_folder(path: str) -> str:
 
 
 def _read(path: Path, limit: int, whole: bool = False) -> str | None:
-    """The first `limit` bytes of a regular file (not through a symbolic link), as text; None
-    if there is no such file, or, with `whole`, if it is longer."""
+    """The first `limit` bytes of a regular file reached through no link (paths.open_source),
+    as text; None if there is no such file, or, with `whole`, if it is longer."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or whole and info.st_size > limit:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as file:
+        with open(open_source(str(path)), "rb") as file:
+            if whole and os.fstat(file.fileno()).st_size > limit:
+                return None
             data = file.read(limit)
     except OSError:
         return None
-    finally:
-        os.close(fd)
     return data.decode("utf-8", "replace")
