@@ -65,8 +65,7 @@ class MapFile:
         if fd is None:
             return ""
         try:
-            with open(os.open(self.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd),
-                      "rb") as file:
+            with open(os.open(self.name, paths.READ, dir_fd=fd), "rb") as file:
                 data = file.read(READ_LIMIT + 1) if stat.S_ISREG(os.fstat(file.fileno()).st_mode) else b""
         except (FileNotFoundError, IsADirectoryError):
             return ""

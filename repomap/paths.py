@@ -15,7 +15,7 @@ import stat
 
 from .errors import Refused
 
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO planted meanwhile never blocks
+READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO planted meanwhile never blocks
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _GONE = " (deleted)"  # what Linux adds to the path of an open file that was unlinked or replaced
 
@@ -48,7 +48,7 @@ def open_source(path: str) -> int:
     """A read-only descriptor of the regular file at `path` (the resolved root joined with a
     relative path). OSError where it cannot be opened; ELOOP where a link is on its way."""
     path = os.path.normpath(path)
-    fd = os.open(path, _READ)
+    fd = os.open(path, READ)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
