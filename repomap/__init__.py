@@ -2,7 +2,8 @@
 
 __version__ = "0.1.0"
 
-from .api import MapResult, RepoMap  # noqa: E402
+from .answers import MapResult  # noqa: E402
+from .api import RepoMap  # noqa: E402
 from .errors import ConfigError, NotFound, Refused, RepoMapError  # noqa: E402
 
 __all__ = ["ConfigError", "MapResult", "NotFound", "Refused", "RepoMap", "RepoMapError", "__version__"]

@@ -6,9 +6,10 @@ Command-line flags win over them; a key we do not know is an error that names it
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
+from .errors import ConfigError, RepoMapError
 
 # Every setting's default, for every front end (CLI, API, MCP server, llm loader).
 DEFAULTS = {
@@ -28,6 +29,44 @@ FORMATS = ("text", "markdown", "json")  # of a map (templates/FORMAT.j2)
 VIEW_FORMATS = ("text", "markdown")  # whose templates show of a file its path, language and lines alone (render.view)
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot", "html")  # of the ranked graph (export.py)
 KEYS = {key: type(value) for key, value in DEFAULTS.items()}
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a RepoMap maps and how: its arguments, else the repository's settings, else DEFAULTS."""
+
+    tokens: int
+    fmt: str
+    template: Path | None
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    hide_secondary: bool
+    max_file_size: int
+    parse_timeout: float
+    ignore: bool  # honour .gitignore (and git's own list)
+
+
+def options(root: Path, given: dict, settings: bool, template: Path | None, ignore: bool) -> Options:
+    """The Options of a RepoMap on `root`: `given` (DEFAULTS' keys; None where left out) over
+    the repository's settings file unless `settings` is false, over DEFAULTS."""
+    chosen = {**DEFAULTS, **(load(root) if settings else {}),
+              **{key: value for key, value in given.items() if value is not None}}
+    if chosen["tokens"] < 1:
+        raise RepoMapError(f"the token budget must be a positive number, not {chosen['tokens']}")
+    if not 0 < chosen["parse_timeout"] <= MAX_PARSE_TIMEOUT:
+        raise RepoMapError(f"the parse timeout must be more than 0 and at most {MAX_PARSE_TIMEOUT:g} seconds, "
+                           f"not {chosen['parse_timeout']}")
+    if template is not None and not template.is_file():
+        raise RepoMapError(f"no such template file: {template}")
+    if chosen["format"] not in FORMATS:
+        raise RepoMapError(f"unknown format {chosen['format']!r} (choose from {', '.join(FORMATS)})")
+    return Options(chosen["tokens"], chosen["format"], template, _patterns(chosen["include"]),
+                   _patterns(chosen["exclude"]), chosen["hide_secondary"], chosen["max_file_size"],
+                   chosen["parse_timeout"], ignore)
+
+
+def _patterns(given: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    return (given,) if isinstance(given, str) else tuple(given)  # one pattern, not its letters
 
 
 def load(root: Path) -> dict:

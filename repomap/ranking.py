@@ -8,14 +8,17 @@ how much the ranked files lean on it.
 
 from __future__ import annotations
 
+import json
 import math
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import cache
+from .artifacts import Codec, Key
 from .arrays import run_places, within
 from .graph import Definitions, Edges, Walk, documents
 from .index import FileInfo
@@ -23,11 +26,13 @@ from .tags import Tag
 from .weights import (FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_FILE_TOKENS, FOUND_FILES, FOUND_HIT_TOKENS,
                       FOUND_HITS, FOUND_LIFT, MATCHING_FILE, MENTIONED_FILE, MENTIONED_NAME, OWN_BASE, OWN_MATCH,
                       PROSE_FILE, SECONDARY_FILE)
-from .words import mentions, stemmed_subwords
+from .words import Names, mentions, stemmed_subwords, task_text
 
 if TYPE_CHECKING:
+    from .artifacts import Artifacts
+    from .scan import Scan
     from .search import Hit
-    from .words import Names
+    from .search_index import SearchIndex
 
 
 @dataclass
@@ -287,3 +292,70 @@ def _personalization(scale: np.ndarray, in_focus: np.ndarray, named: np.ndarray,
     np.maximum.at(best, every.file, match)
     return personal + MATCHING_FILE * best
 
+
+
+class Ranker:
+    """The ranking of a scan for a task, made of its reference graph, its definitions and the
+    task's signals; kept (and stored) per task while the graph and its definitions are those
+    of the same state (Edges.state), so an edit that changes neither ranks nothing
+    (bench/RESULTS.md: kept ranking). With a task text it is kept only in memory while no
+    file changes at all (search steers it): the stored map answers the same request on the
+    same files, and a large repository's ranking is much to write."""
+
+    def __init__(self, artifacts: Artifacts, search_index: SearchIndex, relative: Callable[[str], str | None],
+                 tokens: int):
+        self.artifacts = artifacts
+        self.search_index = search_index
+        self.relative = relative  # a path as the repository-relative one, or None (FileSet.relative)
+        self.tokens = tokens  # the budget a task text is searched for where none is given
+
+    def rank(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
+             mention_idents: Iterable[str] = (), query: str = "", budget: int | None = None
+             ) -> tuple[RankedList, dict[str, float]]:
+        """The ranking for a task, and each file's PageRank."""
+        focus, mention_files, mention_idents = list(focus), list(mention_files), sorted(mention_idents)
+        asked = query.strip() != ""
+        edges = self.artifacts.edges(scan)
+        every = self.artifacts.definitions(scan, edges)
+        task = [scan.state if asked else edges.state, sorted(filter(None, map(self.relative, focus))),
+                sorted((str(m), self.relative(m) or "") for m in mention_files),  # a mention may be a basename
+                mention_idents, query, (budget or self.tokens) if asked else None]
+        codec = None if asked else Codec(dict, lambda arrays: RankedList.checked(arrays, every, edges))
+        arrays = self.artifacts.cache.get(  # numbers only: the Tags come from this scan's files
+            Key("ranking", cache.content_hash(json.dumps(task).encode())),
+            lambda: RankedList.to_arrays(*rank(scan.infos, *self.signals(
+                scan, focus, mention_files, mention_idents, query, budget=budget))), codec)
+        return RankedList.from_arrays(arrays, every, edges, scan.infos)
+
+    def signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
+                mention_idents: Iterable[str] = (), query: str = "", by_search: bool = True,
+                budget: int | None = None) -> tuple[Signals, Edges, Definitions]:
+        """What steers the ranking for a task, the reference graph it runs on and the files'
+        definitions as columns. With a query (and `by_search`), what search finds for it too
+        (`guided`)."""
+        mention_files, query = list(mention_files), task_text(query)
+        if query.strip():  # search postings first: a build and the ranking's state are each large
+            self.search_index.base(scan)
+        names = self.artifacts.names(scan) if query.strip() or mention_files else Names.of([], {})
+        signals = task_signals(
+            names, {r for r in map(self.relative, focus) if r in scan.infos}, mention_files,
+            {r for r in map(self.relative, mention_files) if r}, mention_idents, query,
+            self.artifacts.secondary(scan))
+        edges = self.artifacts.edges(scan)
+        every = self.artifacts.definitions(scan, edges)
+        if by_search and query.strip():
+            budget = budget or self.tokens
+            hits = self.hits(scan, query, (signals, edges, every), searched(budget))
+            signals = guided(signals, hits, budget)
+        return signals, edges, every
+
+    def hits(self, scan: Scan, query: str, signalled: tuple[Signals, Edges, Definitions], limit: int,
+             keep: Callable[[Tag], bool] | None = None) -> list[Hit]:
+        """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
+        _, prior, _ = scores(*signalled)
+        try:
+            return self.search_index.postings(scan, *signalled[1:]).search(query, prior, limit, keep)
+        except ValueError:  # stored postings damaged past what reading them checks: built again
+            cache.damaged("postings")
+            self.search_index.forget()
+            return self.search_index.postings(scan, *signalled[1:], stored=False).search(query, prior, limit, keep)

@@ -285,6 +285,14 @@ def load_template(fmt: str, template: Path | None) -> jinja2.Template:
     return _compiled(fmt, template.read_text(encoding="utf-8") if template is not None else None)
 
 
+def check_template(fmt: str, template: Path) -> None:
+    """RepoMapError where a user's template cannot be read or compiled."""
+    try:
+        load_template(fmt, template)
+    except Exception as exc:
+        raise RepoMapError(f"bad template: {exc}") from None
+
+
 def packaged_template(name: str) -> jinja2.Template:
     """One of the templates repomap ships (templates/NAME)."""
     return _environment(sandboxed=False).get_template(name)

@@ -8,11 +8,16 @@ refused.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Callable, Iterator, NamedTuple
 
-from .errors import NotFound, Refused
+from . import discover, tags
+from .errors import Changed, NotFound, Refused
+from .index import Indexer
 from .tags import Tag
 
 _PATH_LINE = re.compile(r"(?P<path>.+):(?P<line>\d+)")
@@ -119,3 +124,84 @@ def by_name(name: str, defs: list[Tag]) -> Tag:
     import difflib  # only for a miss: a map never needs it
     close = difflib.get_close_matches(name, sorted({t.name for t in defs}), n=5, cutoff=0.6)
     raise NotFound(f"no definition named {name}", [t.id for t in defs if t.name in close][:10])
+
+
+class Retriever:
+    """Definitions cut out of their files as they are now, and the references to their names."""
+
+    def __init__(self, root: Path, indexer: Indexer):
+        self.root = root
+        self.indexer = indexer
+
+    def retrieve(self, target: str, defined: Callable[[], Iterator[Tag]]) -> Snippet:
+        """The exact source of the definition an ID, `path::name`, `path:line` or unique name
+        names; `defined` gives every definition of the repository's last scan, for a name."""
+        form, path, symbol, line = parse_target(target)
+        if form == "name":
+            tag = by_name(symbol, list(defined()))
+            rel = tag.path
+        else:
+            rel = safe_relative(self.root, path)
+        data, file_tags = self._parse_now(rel)
+        defs = [t for t in file_tags if t.role == "def"]
+        if form == "id":
+            tag = in_file(target, symbol, defs)
+        elif form == "line":
+            tag = at_line(rel, line, defs)
+        else:  # the file may have changed since the scan: find the same definition in what was read
+            tag = in_file(tag.id, tag.qualname + "#" + tag.kind, defs)
+        return snippet(tag, data)
+
+    def refs(self, definition: Tag, referring: list[str]) -> list[tuple[Tag, Tag | None]]:
+        """Each reference to the name of `definition` in the files `referring` (those of its
+        language family that use the name), with the definition it is made in."""
+        found = []
+        for _, answer in sorted(self._parse_files(referring)):
+            if isinstance(answer, str):
+                continue
+            file_tags = answer[1]
+            defs = [t for t in file_tags if t.role == "def"]
+            for ref in file_tags:
+                if ref.role == "ref" and ref.name == definition.name:
+                    around = [d for d in defs if d.start_byte <= ref.start_byte < d.end_byte]
+                    found.append((ref, max(around, key=lambda d: d.start_byte, default=None)))
+        return found
+
+    def _parse_now(self, rel: str) -> tuple[bytes, list[Tag]]:
+        """One file's bytes and tags, read and parsed now, so both are of the same moment.
+        Changed where its stamp (Indexer.stamps) moved meanwhile: it was read as it was being
+        written (emptied, then filled), and the call is made again."""
+        def stamp() -> dict[str, tuple[int, int]]:  # {} where it is no source file (of a language we tag)
+            return self.indexer.stamps([rel], discover.Tally()) if os.path.isfile(self.root / rel) else {}
+
+        before = stamp()
+        if not before:
+            raise NotFound(f"no source file {rel}", [])
+        (_, answer), = self._parse_files([rel])
+        if stamp() != before:
+            raise Changed(f"{rel} changed while it was read; try again")
+        if isinstance(answer, str):
+            raise NotFound(f"{rel} cannot be tagged ({answer})", [])
+        return answer
+
+    def _parse_files(self, rels: list[str]) -> Iterator[tuple[str, tuple[bytes, list[Tag]] | str]]:
+        """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit."""
+        from . import workers
+
+        setup = functools.partial(tags.prepare, {tags.language_for(rel) for rel in rels} - {None})
+        jobs = [_ParseJob(str(self.root / rel), rel, self.indexer.max_file_size) for rel in rels]
+        for job, answer in workers.run(_parse, jobs, self.indexer.parse_timeout, os.cpu_count() or 1, setup):
+            yield job.rel, answer.reason if isinstance(answer, workers.Failed) else answer
+
+
+class _ParseJob(NamedTuple):
+    path: str
+    rel: str
+    max_file_size: int
+
+
+def _parse(job: _ParseJob) -> tuple[bytes, list[Tag]] | str:
+    """A file's bytes and all its tags, or why it cannot be tagged."""
+    data, why = discover.read_source(Path(job.path), job.max_file_size)
+    result = tags.extract(job.rel, data, tags.language_for(job.rel)) if data is not None else None
+    return (data, result.tags) if result is not None else why or "no working query"

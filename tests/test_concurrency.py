@@ -6,6 +6,7 @@ import threading
 
 from conftest import run
 from repomap import RepoMap
+from repomap.fileset import FileSet
 
 
 def _calls(repo: RepoMap) -> list:
@@ -107,24 +108,24 @@ def test_the_cycle_collector_waits_while_calls_run_and_is_left_as_it_was(shop, t
 
     first, second = (RepoMap(shop, cache_dir=tmp_path / name) for name in ("a", "b"))
     inside, first_ended, seen = threading.Barrier(2, timeout=30), threading.Event(), []
-    stamps = RepoMap._stamps
+    stamps = FileSet.stamps
 
     def watched(self, *args, **kwargs):
         seen.append(gc.isenabled())
         inside.wait()
-        if self is second:
+        if self is second.files:
             first_ended.wait(30)
             seen.append(gc.isenabled())
         return stamps(self, *args, **kwargs)
 
-    monkeypatch.setattr(RepoMap, "_stamps", watched)
+    monkeypatch.setattr(FileSet, "stamps", watched)
     assert gc.isenabled()
     thread = threading.Thread(target=lambda: (first.build(), first_ended.set()))
     thread.start()
     second.build()
     thread.join()
     assert seen == [False, False, False] and gc.isenabled()
-    monkeypatch.setattr(RepoMap, "_stamps", stamps)
+    monkeypatch.setattr(FileSet, "stamps", stamps)
     gc.disable()
     try:
         first.build()

@@ -87,20 +87,20 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
               whole, None),  # a new file: built anew
              (lambda: (shop / "shop" / "money.py").unlink(), whole, None)]  # a file gone: built anew
     for edit, builds, joined in edits:
-        last = kept._kept["edges"][1]
+        last = kept.artifacts.edges(kept.scan())
         edit()
         gathered.clear()
         built.clear()
         kept.build()
-        kept._storing.join()  # what it made is stored after it answers: the new RepoMap reads it
+        kept.artifacts.cache.join()  # what it made is stored after it answers: the new RepoMap reads it
         assert built == builds + ["ranking"] * (joined is None or not joined[2])
         maps = [kept.build().text, RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text]
         assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
         scan = kept.scan()
         whole = gather(graph.Inputs, scan.infos, sorted(scan.infos))
-        made = kept._inputs(scan).to_arrays()
+        made = kept.artifacts.inputs(scan).to_arrays()
         assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in whole.to_arrays().items())
-        edges, fresh = kept._edges(scan), build(whole, kept._secondary(scan), scan.links)
+        edges, fresh = kept.artifacts.edges(scan), build(whole, kept.artifacts.secondary(scan), scan.links)
         assert edges.state == (last.state if joined is not None and joined[2] else scan.links) != ""
         if joined is not None:
             names, in_place, _ = joined
@@ -108,7 +108,7 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
             found = {edges.names[k] for k in edges.name[at + np.arange(len(at))].tolist()}
             assert found == names
             assert (edges.src is last.src) == in_place
-        for made, due in ((edges, fresh), (kept._definitions(scan, edges), define(graph.Definitions, fresh, whole))):
+        for made, due in ((edges, fresh), (kept.artifacts.definitions(scan, edges), define(graph.Definitions, fresh, whole))):
             made, due = made.to_arrays(), due.to_arrays()
             made.pop("state", None), due.pop("state", None)
             assert made.keys() == due.keys()
@@ -192,7 +192,7 @@ def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop
     cache_dir = tmp_path / "cache"
     writer = RepoMap(shop, cache_dir=cache_dir, tokens=300)
     writer.build()
-    writer._storing.join()
+    writer.artifacts.cache.join()
     store, save = writer.indexer.store, writer.indexer.store.save_arrays
     paused, go, kinds = threading.Event(), threading.Event(), []
 
@@ -219,7 +219,7 @@ def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop
                 break
             stored.wait(0.01)
         assert stored.is_set(), kinds
-        writer._storing.join()
+        writer.artifacts.cache.join()
     try:
         text = RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text
     finally:
@@ -267,7 +267,7 @@ def test_after_an_edit_the_secondary_files_are_the_last_graphs_unless_a_twin_cha
     monkeypatch.setattr(mirrors, "mirror_copies", lambda *args: compared.append(1) or mirror_copies(*args))
     kept = RepoMap(tmp_path, cache_dir=tmp_path / ".cache", tokens=500, settings=False)
     kept.build()
-    assert {p for p in kept._secondary(kept.scan()) if p.startswith("deno_dist/")} == \
+    assert {p for p in kept.artifacts.secondary(kept.scan()) if p.startswith("deno_dist/")} == \
         {f"deno_dist/part{i}.ts" for i in range(4)}
 
     def grow(path):  # a comment inside the body: the file's links change, its names do not
@@ -287,7 +287,7 @@ def test_after_an_edit_the_secondary_files_are_the_last_graphs_unless_a_twin_cha
         assert bool(compared) == compares
         fresh = {f for f in scan.infos if discover.is_secondary(f)} | \
             mirror_copies(list(scan.infos), lambda path: scan.infos[path].names)
-        assert kept._secondary(scan) == fresh
+        assert kept.artifacts.secondary(scan) == fresh
         assert any(p.startswith("deno_dist/") for p in fresh) == mirrored
         assert text == RepoMap(tmp_path, use_cache=False, tokens=500, settings=False).build().text
 

@@ -117,7 +117,7 @@ def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_
     in a forked child while it imports numpy: the stamps, the tally and the files' tags are
     those this process makes, and the walk the child made again (a folder was added) is
     stored, so the next process's walk is one stat a folder."""
-    from repomap import api, discover, workers
+    from repomap import discover, fileset, workers
 
     cache_dir = tmp_path / "cache"
     RepoMap(shop, cache_dir=cache_dir).scan(count_terms=False)  # tags and a walk stored
@@ -128,18 +128,18 @@ def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_
     for folder in (shop, shop / "new"):  # changed in the past: a listing of this clock tick is not kept
         os.utime(folder, (time.time() - 60, time.time() - 60))
     forks, forked = [], workers.forked
-    monkeypatch.setattr(api, "_forks_cleanly", lambda: True)  # numpy is loaded in this process
+    monkeypatch.setattr(fileset, "_forks_cleanly", lambda: True)  # numpy is loaded in this process
     monkeypatch.setattr(workers, "forked", lambda *args: forks.append(1) or forked(*args))
     there, repo_map = discover.Tally(), RepoMap(shop, cache_dir=cache_dir)
-    stamps, tagged = repo_map._forked_stamps(there, False)
+    stamps, tagged = repo_map.files.forked_stamps(there, False, lambda: None)
     assert forks == [1] and "new/added.py" in stamps
     assert sorted(job[1] for job in tagged) == ["new/added.py", "shop/cart.py"]
     fresh = RepoMap(shop, cache_dir=cache_dir)
-    fresh._walker._restore_snapshot()
-    assert fresh._walker._snapshot is not None and fresh._walker._snapshot.holds()
+    fresh.files._walker._restore_snapshot()
+    assert fresh.files._walker._snapshot is not None and fresh.files._walker._snapshot.holds()
     here = discover.Tally()
-    assert (stamps, there.counts, there.ignored) == (fresh._stamps(None, [], here), here.counts, here.ignored)
-    scan = repo_map._scan(stamps, there, count_terms=False, tagged=tagged)
+    assert (stamps, there.counts, there.ignored) == (fresh.files.stamps(None, [], here), here.counts, here.ignored)
+    scan = repo_map.scanner.scan(stamps, there, count_terms=False, tagged=tagged)
     assert repo_map.indexer.changed == 2
     uncached = RepoMap(shop, use_cache=False).scan(count_terms=False)
     assert (scan.links, scan.views, scan.state) == (uncached.links, uncached.views, uncached.state)

@@ -252,7 +252,7 @@ def test_a_file_read_while_it_is_written_is_read_again_not_found_wanting(repo, m
 
     svc = repo / "svc.py"
     rm = RepoMap(repo, use_cache=False)
-    parse, tries = rm._parse_files, []
+    parse, tries = rm.retriever._parse_files, []
 
     def written_meanwhile(rels, times):
         tries.append(rels)
@@ -264,11 +264,11 @@ def test_a_file_read_while_it_is_written_is_read_again_not_found_wanting(repo, m
             svc.write_text(SERVICE)
         return iter(answers)
 
-    monkeypatch.setattr(rm, "_parse_files", lambda rels: written_meanwhile(rels, 1))
+    monkeypatch.setattr(rm.retriever, "_parse_files", lambda rels: written_meanwhile(rels, 1))
     assert rm.retrieve("svc.py::retry_connection#function").data.startswith(b"# Retries with backoff.")
     assert len(tries) == 2
     tries.clear()
-    monkeypatch.setattr(rm, "_parse_files", lambda rels: written_meanwhile(rels, ATTEMPTS))
+    monkeypatch.setattr(rm.retriever, "_parse_files", lambda rels: written_meanwhile(rels, ATTEMPTS))
     with pytest.raises(Changed, match="changed while it was read"):
         rm.retrieve("svc.py::retry_connection#function")
     assert len(tries) == ATTEMPTS

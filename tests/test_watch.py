@@ -28,7 +28,7 @@ def watched(shop) -> RepoMap:
     kept = RepoMap(shop, tokens=4000, use_cache=False)
     for _ in range(3):
         kept.build()
-    if not kept._watch._trusted:
+    if not kept.files._watch._trusted:
         pytest.skip("no inotify on this file system")
     return kept
 
@@ -95,7 +95,7 @@ def test_lost_events_make_the_next_look_whole(shop, monkeypatch):
     """Where the queue overflowed, nothing is trusted: the next look stats every file."""
     kept = watched(shop)
     read, queued = os.read, [watch._EVENT.pack(-1, watch._OVERFLOW, 0, 0)]
-    monkeypatch.setattr(os, "read", lambda fd, size: queued.pop() if fd == kept._watch._fd and queued else read(fd, size))
+    monkeypatch.setattr(os, "read", lambda fd, size: queued.pop() if fd == kept.files._watch._fd and queued else read(fd, size))
     asked = stats(monkeypatch)
     kept.build()
     assert str(kept.root / "shop" / "cart.py") in asked and str(kept.root / "shop") in asked
