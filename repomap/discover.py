@@ -162,7 +162,10 @@ class Ignore:
     entry's name alone, which is short; the others against the path below the file's folder.
     Each regex is its lines in reverse order, each in its own group, so the first alternative
     that matches is the last matching line of its kind; the last matching line decides, as
-    in git. A `dir/` line hides only folders, so folders and files have regexes of their own."""
+    in git. A `dir/` line hides only folders, so folders and files have regexes of their own.
+    Hand-written, not pathspec: pathspec's regexes backtrack without bound on a pattern a
+    repository may hold (bench/RESULTS.md: Ignore patterns), and the patterns here are
+    compared with what git itself lists by a generated test (tests/test_discover.py)."""
 
     base: str  # the folder the file is in ("" or "path/")
     lines: list[tuple[bool, str]]  # (negated, as written) per pattern line
