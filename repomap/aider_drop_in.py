@@ -45,7 +45,7 @@ class AiderRepoMap:
         try:  # settings from .repomap.toml; Aider's budget is passed on each call
             self.engine = RepoMap(self.root, fmt="text")  # a prompt preamble, whatever format the settings name
         except RepoMapError as exc:
-            self._off(exc)
+            self._turn_off(exc)
 
     def token_count(self, text: str) -> int:
         """Exact cl100k_base tokens (Aider samples lines and estimates)."""
@@ -90,13 +90,13 @@ class AiderRepoMap:
             listing = self.engine.build(focus=chat_files, other_files=other_files, mention_files=mentioned_fnames,
                                         mention_idents=mentioned_idents, tokens=budget).text or None
         except RepoMapError as exc:
-            self._off(exc)
+            self._turn_off(exc)
             return None
         self.map_processing_time = time.perf_counter() - started
         self.map_cache[key] = self.last_map = listing
         return listing
 
-    def _off(self, exc: RepoMapError) -> None:
+    def _turn_off(self, exc: RepoMapError) -> None:
         """Aider goes on without a map, as it does when its own fails, and says why."""
         self.max_map_tokens = 0
         if self.io:

@@ -150,7 +150,7 @@ class RepoMap:
         """Scan, rank and render; the map fits `tokens` (default: the budget given at construction).
 
         With `previous_order` (the files of the map this one replaces), files keep that order
-        where their ranks are close (render.steady), so a small edit does not move sections.
+        where their ranks are close (render.stable_order), so a small edit does not move sections.
 
         With `reuse`, the same request on unchanged files is answered from the cache without
         reading the index (then `ranked` is empty). Without it, maps are kept in memory

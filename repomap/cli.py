@@ -19,7 +19,7 @@ from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
 from .errors import NotFound, RepoMapError, json_text, visible
 from .mapfile import MapFile
 from .retrieve import Snippet, content, holders
-from .tokens import priced
+from .tokens import with_meta
 
 # difflib, traceback and render are imported by the commands that use them: a warm
 # map, the usual call, needs none of them (bench/RESULTS.md: cli imports).
@@ -530,7 +530,7 @@ def _mcp_config(client: str, root: Path) -> str:
 
 def _print_json(payload: dict, repo: RepoMap, paths: set[str], started: float) -> None:
     """The answer as JSON, with `_meta.tokens` the exact count of all that is printed."""
-    sys.stdout.write(priced(payload, lambda answer: json_text(answer, indent=1) + "\n",
+    sys.stdout.write(with_meta(payload, lambda answer: json_text(answer, indent=1) + "\n",
                             repo.file_tokens(paths), started))
 
 

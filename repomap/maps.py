@@ -49,7 +49,7 @@ class Mapper:
         self.artifacts = artifacts
         self.answers = answers
         self.ranker = ranker  # made on first use: a stored map needs no ranking (numpy)
-        self._memo: tokens.Memo | None = None
+        self._line_counts: tokens.LineCounts | None = None
         self._views: dict[tuple, FileView] = {}  # the file views of the last map rendered (Renderer.kept)
 
     def build(self, request: MapRequest) -> MapResult:
@@ -117,16 +117,16 @@ class Mapper:
 
         budget = request.budget
         ranked, file_rank = self._rank(scan, request)
-        memo = self._token_memo()
+        memo = self._counts()
         learned = memo.learned
         renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.options.fmt, self.options.template,
                                    memo, self.indexer.digest, self._views)
         text, used, shown = render.select(ranked, budget, renderer, memo)
-        shown = renderer.once(shown)  # in rank order: the copy kept is the best-ranked
-        if request.previous_order and (steady := render.steady(shown, request.previous_order)) != shown:
-            steady_text = renderer.render(steady)
-            if (steady_used := memo(steady_text)) <= budget:  # its lines are counted already
-                text, used, shown = steady_text, steady_used, steady
+        shown = renderer.without_copies(shown)  # in rank order: the copy kept is the best-ranked
+        if request.previous_order and (stable := render.stable_order(shown, request.previous_order)) != shown:
+            stable_text = renderer.render(stable)
+            if (stable_used := memo(stable_text)) <= budget:  # its lines are counted already
+                text, used, shown = stable_text, stable_used, stable
         if memo.learned > learned:
             counts = list(memo.known.items())[-MEMO_COUNTS:]
             self.indexer.store.save_blob(MEMO_KEY, marshal.dumps(dict(counts)))
@@ -135,16 +135,16 @@ class Mapper:
                         tally.ignored, {p: self.indexer.digest(p) for p in sorted(renderer.compared)})
         return made, ranked
 
-    def _token_memo(self) -> tokens.Memo:
+    def _counts(self) -> tokens.LineCounts:
         """Token counts of texts rendered before, in this process or a past one."""
-        if self._memo is None:
+        if self._line_counts is None:
             try:
                 known = marshal.loads(self.indexer.store.blob(MEMO_KEY) or marshal.dumps({}))
             except (ValueError, EOFError, TypeError):
                 known = {}
             valid = isinstance(known, dict) and all(type(k) is bytes and type(v) is int for k, v in known.items())
-            self._memo = tokens.Memo(known if valid else {})
-        return self._memo
+            self._line_counts = tokens.LineCounts(known if valid else {})
+        return self._line_counts
 
     def _preload_meanwhile(self) -> None:
         """Load what ranking and rendering a map need in a thread while workers tag the files

@@ -19,7 +19,7 @@ from . import __version__
 from .api import RepoMap
 from .errors import NotFound, RepoMapError, clipped
 from .retrieve import Snippet, content, holders, safe_relative
-from .tokens import priced
+from .tokens import with_meta
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
 MAX_TOKENS = 16_000
@@ -106,7 +106,7 @@ def server(repo: RepoMap) -> MCPServer:
 
 def _reply(repo: RepoMap, answer: dict, paths, started: float) -> CallToolResult:
     """The answer as compact JSON text (what a client shows the model) and as structured content."""
-    text = priced(answer, lambda a: json.dumps(a, ensure_ascii=False), repo.file_tokens(paths), started)
+    text = with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), repo.file_tokens(paths), started)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=answer)
 
 

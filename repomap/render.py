@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
 from .errors import RepoMapError, json_text, visible
-from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, FILE_TOKENS_MAX, STEADY_ORDER
+from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, FILE_TOKENS_MAX, STABLE_ORDER
 from .resources import resource_dir
 from .tags import Tag, language_for
 from .tokens import count_tokens
@@ -66,7 +66,7 @@ class Renderer:
         map, of any state of the files): file views are taken from those where the file and
         the definitions shown are the same (_file_view)."""
         self.sources = sources
-        self.held: dict[str, tuple[int, int]] = {}  # as breadth gives them: see select
+        self.shares: dict[str, tuple[int, int]] = {}  # as breadth_first gives them: see select
         self.compared: set[str] = set()  # the files whose definitions' bytes once() compared
         self.count = count
         self.file_rank = file_rank
@@ -82,7 +82,7 @@ class Renderer:
 
     def render(self, selection: list[Ranked]) -> str:
         chosen: dict[str, list[Tag]] = {}
-        for item in self.once(selection):
+        for item in self.without_copies(selection):
             chosen.setdefault(item.tag.path, []).append(item.tag)
         files = [self._file_view(path, tags) for path, tags in chosen.items()]
         if not self.template.environment.sandboxed:
@@ -94,7 +94,7 @@ class Renderer:
         except Exception as exc:
             raise RepoMapError(f"the template failed: {type(exc).__name__}: {exc}") from None
 
-    def once(self, selection: list[Ranked]) -> list[Ranked]:
+    def without_copies(self, selection: list[Ranked]) -> list[Ranked]:
         """The selection with each definition repeated byte for byte (a shim in several
         build-tagged files, a generated or vendored copy: the same qualified name, kind and
         text, as search's copies) kept once, where it ranks best; the others would repeat its
@@ -131,7 +131,7 @@ class Renderer:
         RepoMap's next map (`kept`) renders most of them again (bench/RESULTS.md:
         render._file_view)."""
         key = (path, self.digest(path) if self.digest else None,
-               tuple((t.start_byte, t.end_byte, t.kind, t.name) for t in tags), self.held.get(path))
+               tuple((t.start_byte, t.end_byte, t.kind, t.name) for t in tags), self.shares.get(path))
         view = self.views.get(key) or self.kept.get(key)
         if view is None:
             view = self._new_file_view(path, tags)
@@ -154,7 +154,7 @@ class Renderer:
                 out.append(ELIDED)
             out.append(visible(shown[number]))  # a line of source may hold any control character
             previous = number
-        total, share = self.held.get(path, (0, 0))
+        total, share = self.shares.get(path, (0, 0))
         more = total - len(tags) if share and len(tags) >= share else 0
         if more:
             out.append(f"{ELIDED} {more} more")
@@ -375,7 +375,7 @@ def select(ranked: RankedList, budget: int, renderer: Renderer, count: Callable[
     that part and the map is fitted again."""
     narrowed: dict[int, int] = {}
     while True:
-        offered, renderer.held = breadth(ranked, budget, narrowed)
+        offered, renderer.shares = breadth_first(ranked, budget, narrowed)
         text, used, shown = fit(offered, budget, renderer.render, renderer.estimate, count)
         wide = _crowding(ranked, shown, budget, renderer, count, narrowed)
         if not wide:
@@ -404,7 +404,7 @@ def _crowding(ranked: RankedList, shown: list[Ranked], budget: int, renderer: Re
     waiting = set(np.flatnonzero(total).tolist())
     waiting -= {number[path] for path, items in by_file.items() if len(items) == total[number[path]]}
     fitted: dict[int, int] = {}
-    held = renderer.held
+    shares = renderer.shares
     for path in wide:
         k = number[path]
         items = [ranked[p] for p in np.flatnonzero(ranked.file == k)[:len(by_file[path])].tolist()]
@@ -413,17 +413,17 @@ def _crowding(ranked: RankedList, shown: list[Ranked], budget: int, renderer: Re
         low, high = FILE_SHARE_MIN, len(items) - 1  # the largest prefix whose part fits, at least the least share
         while low < high:
             mid = (low + high + 1) // 2
-            renderer.held = {**held, path: (int(total[k]), mid)}
+            renderer.shares = {**shares, path: (int(total[k]), mid)}
             if count(renderer.render(items[:mid])) - empty <= budget * FILE_TOKENS_MAX:
                 low = mid
             else:
                 high = mid - 1
         fitted[k] = low
-    renderer.held = held
+    renderer.shares = shares
     return fitted
 
 
-def breadth(ranked: RankedList, budget: int, narrowed: Mapping[int, int] | None = None
+def breadth_first(ranked: RankedList, budget: int, narrowed: Mapping[int, int] | None = None
             ) -> tuple[RankedList, dict[str, tuple[int, int]]]:
     """Breadth before depth: each file's definitions past its share of the budget (one per
     FILE_SHARE tokens, at least FILE_SHARE_MIN, at most FILE_SHARE_MAX) wait until every
@@ -455,8 +455,8 @@ def breadth(ranked: RankedList, budget: int, narrowed: Mapping[int, int] | None 
     later = np.flatnonzero(~dropped & ~early & ~wide[file])
     last = np.flatnonzero(~dropped & ~early & wide[file])
     counts = np.bincount(file, minlength=len(ranked.paths))
-    held = {ranked.paths[k]: (int(counts[k]), int(limit[k])) for k in np.flatnonzero(counts > limit).tolist()}
-    return ranked.reordered(np.concatenate([first, later, last])), held
+    shares = {ranked.paths[k]: (int(counts[k]), int(limit[k])) for k in np.flatnonzero(counts > limit).tolist()}
+    return ranked.reordered(np.concatenate([first, later, last])), shares
 
 
 _CHANGELOG = re.compile(r"(change[s_-]?log|history|news|releases?([_-]?notes)?|changes)(\.[a-z]+)?", re.IGNORECASE)
@@ -472,9 +472,9 @@ def markdown_files(text: str) -> list[str]:
     return [line[4:] for line in text.splitlines() if line.startswith("### ")]
 
 
-def steady(selection: list[Ranked], previous: list[str]) -> list[Ranked]:
+def stable_order(selection: list[Ranked], previous: list[str]) -> list[Ranked]:
     """A map's definitions with its files in the order of a previous map, except where a file's
-    best score beats the one before it by STEADY_ORDER; new files go by rank. Each file is
+    best score beats the one before it by STABLE_ORDER; new files go by rank. Each file is
     moved up from the end past those it beats, so no file beats the one before it, and a
     previous map in that order comes back as it was."""
     best: dict[str, float] = {}
@@ -484,7 +484,7 @@ def steady(selection: list[Ranked], previous: list[str]) -> list[Ranked]:
     order: list[str] = []
     for path in sorted(best, key=lambda p: at.get(p, len(at))):  # sorted() is stable: new files by rank
         slot = len(order)
-        while slot and best[path] > STEADY_ORDER * best[order[slot - 1]]:
+        while slot and best[path] > STABLE_ORDER * best[order[slot - 1]]:
             slot -= 1
         order.insert(slot, path)
     place = {path: i for i, path in enumerate(order)}

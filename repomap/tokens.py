@@ -53,11 +53,11 @@ def count_tokens(text: str) -> int:
     return len(_encoding().encode(text, disallowed_special=()))
 
 
-class Memo:
+class LineCounts:
     """Exact counts of texts, summed over their PARTS (lines, mostly), each remembered by a
     hash of it, the most recently used last. The maps made after an edit show lines shown
     before, in other sets, and loading the tokenizer would cost more than the rest of
-    rendering (bench/RESULTS.md: tokens.Memo)."""
+    rendering (bench/RESULTS.md: tokens.LineCounts)."""
 
     def __init__(self, known: dict[bytes, int] | None = None):
         self.known = dict(known or {})
@@ -76,7 +76,7 @@ class Memo:
         return count
 
 
-def priced(answer: dict, serialize: Callable[[dict], str], file_tokens: int, started: float) -> str:
+def with_meta(answer: dict, serialize: Callable[[dict], str], file_tokens: int, started: float) -> str:
     """`answer` serialized with a `_meta` block of what it costs: `tokens`, the exact count of
     the whole serialized text (this block included); `file_tokens`, the count of the whole
     files it draws on; `tokens_saved`, the difference (not below 0); `ms`, the time since

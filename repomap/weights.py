@@ -55,7 +55,7 @@ SECONDARY_FILE = 0.1
 # Documents (Markdown, reStructuredText, AsciiDoc) that the task does not name: prose ranks
 # below code; the milder of two values that score the same. bench/RESULTS.md: weights.PROSE_FILE
 PROSE_FILE = 0.3
-# Breadth before depth (render.breadth): a file's definitions beyond one per FILE_SHARE
+# Breadth before depth (render.breadth_first): a file's definitions beyond one per FILE_SHARE
 # tokens of the budget (at least FILE_SHARE_MIN) wait until every other file's best are in,
 # so a larger budget shows more files rather than every heading of one.
 # bench/RESULTS.md: weights.FILE_SHARE, FILE_SHARE_MIN
@@ -74,8 +74,8 @@ CHANGELOG_SECTIONS = 4
 # A committed map (`repomap write`) keeps its previous order of files unless a file's best
 # score beats the one before it by this factor: an edit that nudges ranks must not move whole
 # sections. The smallest of the values that stop that keeps the order nearest the ranking.
-# bench/RESULTS.md: weights.STEADY_ORDER
-STEADY_ORDER = 1.25
+# bench/RESULTS.md: weights.STABLE_ORDER
+STABLE_ORDER = 1.25
 
 # --- Search (search.py): BM25 with the map's rank as a prior ---
 

@@ -332,14 +332,14 @@ def test_a_body_edit_to_one_of_two_copies_shows_both(tmp_path):
 def test_token_memo_counts_exactly_and_learns_only_new_lines(monkeypatch):
     from repomap import tokens
 
-    memo = tokens.Memo()
+    memo = tokens.LineCounts()
     texts = ["a.py:\n  def f(x):\n  ⋮\n", "class Üñí:\n    pass\n", "a.py:\n  def f(x):\n  ⋮\n", "<|endoftext|>"]
     assert [memo(t) for t in texts] == [tokens.count_tokens(t) for t in texts]
     assert memo.learned == 6  # each line once
     shuffled = "a.py:\n  ⋮\nclass Üñí:\n    pass\n  def f(x):\n"
     expected = tokens.count_tokens(shuffled)
     monkeypatch.setattr(tokens, "count_tokens", None)  # known lines in a new order need no tokenizer
-    again = tokens.Memo(memo.known)
+    again = tokens.LineCounts(memo.known)
     assert again(shuffled) == expected and again.learned == 0
 
 

@@ -63,7 +63,7 @@ def test_nested_definitions_show_under_their_headers(tmp_path):
 
 def test_steady_order_moves_a_file_only_past_those_it_clearly_beats():
     from repomap.ranking import Ranked
-    from repomap.render import steady
+    from repomap.render import stable_order
     from repomap.tags import Tag
 
     def item(path, score):
@@ -74,11 +74,11 @@ def test_steady_order_moves_a_file_only_past_those_it_clearly_beats():
 
     # Rank order: b (1.1) just above a (1.0), d (3.0, new) far above both, c (0.5) below.
     ranked = [item("d.py", 3.0), item("b.py", 1.1), item("a.py", 1.0), item("c.py", 0.5)]
-    order = files(steady(ranked, ["a.py", "b.py", "c.py"]))
+    order = files(stable_order(ranked, ["a.py", "b.py", "c.py"]))
     assert order == ["d.py", "a.py", "b.py", "c.py"]
-    assert files(steady(ranked, order)) == order  # a map in steady order is written again as it is
-    assert files(steady(ranked, [])) == ["d.py", "b.py", "a.py", "c.py"]  # no previous map: rank order
-    assert files(steady(ranked, ["c.py", "a.py", "b.py"])) == ["d.py", "a.py", "b.py", "c.py"]  # 1.0 > 1.25 x 0.5
+    assert files(stable_order(ranked, order)) == order  # a map in steady order is written again as it is
+    assert files(stable_order(ranked, [])) == ["d.py", "b.py", "a.py", "c.py"]  # no previous map: rank order
+    assert files(stable_order(ranked, ["c.py", "a.py", "b.py"])) == ["d.py", "a.py", "b.py", "c.py"]  # 1.0 > 1.25 x 0.5
 
 
 def test_fit_looks_a_bounded_way_past_the_cut():
