@@ -343,7 +343,9 @@ class RepoMap:
         """Load what ranking and rendering a map need in a thread while workers tag the files
         changed since the last map: the map stored for the new state, if there is one, needs
         none of it, and is not kept waiting for it."""
-        threading.Thread(target=self._rendering, name="repomap-imports").start()
+        from . import workers
+
+        workers.thread(target=self._rendering, name="repomap-imports").start()
 
     def _rendering(self) -> None:
         """Import what ranking and rendering a map need (numpy, jinja2) and read its template."""
@@ -860,7 +862,9 @@ class RepoMap:
             for kind, arrays, key in made:
                 self.indexer.store.save_arrays(kind, arrays, key)
 
-        self._storing = threading.Thread(target=store, name="repomap-store")
+        from . import workers
+
+        self._storing = workers.thread(target=store, name="repomap-store")
         self._storing.start()
 
     def _stored(self, kind: str, key: str, decode):
