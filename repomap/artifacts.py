@@ -100,7 +100,9 @@ class ArtifactCache:
             for key, arrays in made:
                 self.store.save_arrays(key.kind, arrays, str(key))
 
-        self._storing = threading.Thread(target=store, name="repomap-store")
+        from . import workers
+
+        self._storing = workers.thread(target=store, name="repomap-store")
         self._storing.start()
 
     def join(self) -> None:

@@ -23,7 +23,7 @@ import threading
 import time
 import zlib
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from .errors import warn
 from .resources import resource_dir
@@ -46,16 +46,42 @@ DAMAGED = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 TABLES = {
     "meta": "key TEXT PRIMARY KEY, value TEXT NOT NULL",
     "blobs": "key TEXT PRIMARY KEY, value BLOB NOT NULL",
-    # payload: what the map needs of a file's tags; terms: what search needs (index.py, search.py);
-    # links: the digest of what it defines and references (b"" if not tagged); view: the digest of
-    # what a map can show of it (render.view); notes: why skipped, ...
+    # The columns of Row, which says what each holds.
     "files": "path TEXT PRIMARY KEY, size INTEGER NOT NULL, changed INTEGER NOT NULL, hash TEXT NOT NULL, "
-             "payload BLOB NOT NULL, terms BLOB NOT NULL, links BLOB NOT NULL, view BLOB NOT NULL, notes TEXT NOT NULL",
+             "timed_out REAL, payload BLOB NOT NULL, terms BLOB, links BLOB NOT NULL, view BLOB NOT NULL, "
+             "notes TEXT NOT NULL",
 }
 # Store.load reads these columns of every row on every call: an index that holds them is read
 # without walking past each row's payload to the columns after it.
 # bench/RESULTS.md: cache.INDEXES
-INDEXES = {"files": "path, size, changed, hash, links, view, notes"}
+INDEXES = {"files": "path, size, changed, hash, timed_out, links, view, notes"}
+
+
+class Listed(NamedTuple):
+    """What Store.load gives of a stored file: all of its row but the payload and terms."""
+
+    size: int
+    changed: int  # the change stamp (index._changed)
+    hash: str  # the content hash; "" where the file could not be read or ran out of time
+    timed_out: float | None  # the time limit its tagging ran out of (it may tag under a higher one), else None
+    links: bytes  # the digest of what it defines and references (b"" if not tagged)
+    view: bytes  # the digest of what a map can show of it (render.view)
+    notes: str  # why skipped, what was wrong with it: one a line
+
+
+class Row(NamedTuple):
+    """A file as Store.save stores it."""
+
+    path: str
+    size: int
+    changed: int
+    hash: str
+    timed_out: float | None
+    payload: bytes  # what the map needs of its tags (index.py)
+    terms: bytes | None  # what search needs (terms.file_terms); None: not counted yet (a map alone)
+    links: bytes
+    view: bytes
+    notes: str
 
 
 def default_dir() -> Path:
@@ -146,8 +172,8 @@ class Store:
         store.db, store._lock, store.path = None, threading.RLock(), path
         try:
             store.db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=60, check_same_thread=False)
-        except sqlite3.DatabaseError:
-            pass
+        except sqlite3.DatabaseError as exc:
+            warn(f"cannot read the cache {path} ({exc}); working without it")
         return store
 
     def close(self) -> None:
@@ -177,7 +203,9 @@ class Store:
     def _failed(self, exc: sqlite3.DatabaseError, message: str, disable: bool = True) -> None:
         """A damaged file is moved aside and rebuilt; any other error leaves the file alone,
         and this process works without the cache unless told to go on (a write that waited
-        too long for a lock costs only that write)."""
+        too long for a lock costs only that write). Only SQLite's own error codes say the file
+        is damaged: a ProgrammingError (a connection misused, by another thread or once closed)
+        carries none, and is repomap's fault, not the file's."""
         if getattr(exc, "sqlite_errorcode", None) in DAMAGED:
             self._move_aside()
             return
@@ -203,10 +231,11 @@ class Store:
             warn(f"cannot rebuild the cache ({exc}); working without it")
             self.db = None
 
-    def load(self) -> dict[str, tuple[int, int, str, bytes, bytes, str]]:
-        """path -> (size, changed, hash, links, view, notes) for every stored file; payloads are read
-        one file at a time (`payload_of`), terms a few rows at a time (`terms`)."""
-        return {row[0]: row[1:] for row in self._rows("SELECT path, size, changed, hash, links, view, notes FROM files")}
+    def load(self) -> dict[str, Listed]:
+        """Every stored file's row but its payload and terms, by path; payloads are read one
+        file at a time (`payload_of`), terms a few rows at a time (`terms`)."""
+        return {path: Listed(*listed)
+                for path, *listed in self._rows("SELECT path, size, changed, hash, timed_out, links, view, notes FROM files")}
 
     def payload_of(self, path: str, digest: str) -> bytes | None:
         """The stored payload of this content of a file, if it is still there and intact."""
@@ -214,10 +243,11 @@ class Store:
         return _unsealed(row[0]) if row is not None and row[1] == digest else None
 
     def terms(self, wanted: set[str]):
-        """(path, hash, terms) of the wanted files that are stored intact, one row at a time."""
+        """(path, hash, terms) of the wanted files stored with their terms counted and intact,
+        one row at a time."""
         for path in sorted(wanted):
             row = self._one("SELECT hash, terms FROM files WHERE path = ?", path)
-            if row is not None and (terms := _unsealed(row[1])) is not None:
+            if row is not None and row[1] is not None and (terms := _unsealed(row[1])) is not None:
                 yield path, row[0], terms
 
     def _rows(self, sql: str):
@@ -304,12 +334,16 @@ class Store:
         with self._lock:
             if self.db is None:
                 return None
+        path = self._arrays_path(kind)
         try:
-            with open(self._arrays_path(kind), "rb") as file:
+            with open(path, "rb") as file:
                 mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:  # an empty file: a whole one never is
             return damaged(kind)
-        except OSError:
+        except FileNotFoundError:  # none stored yet
+            return None
+        except OSError as exc:
+            warn(f"cannot read the {kind} stored in {path.parent} ({exc.strerror or exc}); they are made again")
             return None
         if mapped[:len(ARRAYS_MAGIC)] != ARRAYS_MAGIC:  # laid out by another version
             return None
@@ -347,33 +381,34 @@ class Store:
     def _arrays_path(self, kind: str) -> Path:
         return self.path.with_name(f"{self.path.name}.{kind}")
 
-    def payload(self, path: str) -> tuple[bytes, bytes] | None:
-        """A stored file's payload and terms, if both are intact."""
+    def payload(self, path: str) -> tuple[bytes, bytes | None] | None:
+        """A stored file's payload and terms (None: not counted yet), if both are intact."""
         row = self._one("SELECT payload, terms FROM files WHERE path = ?", path)
         if row is None:
             return None
-        payload, terms = map(_unsealed, row)
-        return None if payload is None or terms is None else (payload, terms)
+        payload, terms = _unsealed(row[0]), None if row[1] is None else _unsealed(row[1])
+        return None if payload is None or (row[1] is not None and terms is None) else (payload, terms)
 
     def _one(self, sql: str, key: str) -> tuple | None:
-        """The row a key names, or None (no cache, no row, or an unreadable one)."""
+        """The row a key names, or None (no cache, no row, or an unreadable one: as `_rows`)."""
         with self._lock:
             if self.db is None:
                 return None
             try:
-                row = self.db.execute(sql, (key,)).fetchone()
-            except sqlite3.DatabaseError:
+                return self.db.execute(sql, (key,)).fetchone()
+            except sqlite3.DatabaseError as exc:
+                self._failed(exc, "cannot read the cache {path} ({exc}); working without it")
                 return None
-        return row
 
-    def save(self, rows: list[tuple[str, int, int, str, bytes, bytes, bytes, bytes, str]], deleted: list[str]) -> bool:
+    def save(self, rows: list[Row], deleted: list[str]) -> bool:
         """Store new and changed files and forget deleted ones, in one transaction; whether
         they are stored."""
         if not (rows or deleted):
             return self.db is not None
-        sealed = [(*row[:4], _sealed(row[4]), _sealed(row[5]), *row[6:]) for row in rows]
+        sealed = [row._replace(payload=_sealed(row.payload), terms=None if row.terms is None else _sealed(row.terms))
+                  for row in rows]
         return self._write(lambda db: (
-            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", sealed),
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sealed),
             db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in deleted])))
 
     def save_terms(self, rows: list[tuple[bytes, str, str]]) -> None:

@@ -14,7 +14,7 @@ from functools import partial
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 from . import cache, discover, memory, tags
 from .config import DEFAULTS
@@ -23,15 +23,11 @@ from .tags import Tag
 
 if TYPE_CHECKING:
     from .watch import Quiet
+    from .workers import Batch
 
 PAYLOAD_VERSION = 8
-SLOW = "slow>"  # stored instead of a content hash for a file that took too long: retried under a higher limit
 NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
 NO_DEFS = marshal.dumps([])  # the definitions of a file that was not tagged
-# The search terms of a file tagged for a map alone: counted when a search first needs them
-# (Indexer.terms). Counting them is a large share of a cold map's time, and a map without a
-# task text never reads them. bench/RESULTS.md: index.LATER
-LATER = b""
 # Files whose terms are counted by workers rather than here: one file's take far less than
 # starting a worker. By hand.
 PARALLEL_TERMS = 64
@@ -76,28 +72,36 @@ class FileInfo:
 
 
 class _Stored(FileInfo):
-    """A stored file's FileInfo, holding `links`, `view` and the fields in `held`; the others are read
-    from the index when one is first used. An unchanged file holds none: a map after an edit,
-    whose graph is stored or joined again in part, reads the rows of the files it shows, not
-    of all of them (a large tree's are slow to decode). A file tagged in a large batch holds all but its
-    definitions' rows (`packed`), which only the files a map shows need and which are most of the
-    index (Indexer._save; bench/RESULTS.md: index._Stored)."""
+    """A stored file's FileInfo, holding `links`, `view` and the fields given as `held`; each
+    other field reads all of them from the index when it is first used (`_field`). An
+    unchanged file holds none: a map after an edit, whose graph is stored or joined again in
+    part, reads the rows of the files it shows, not of all of them (a large tree's are slow to
+    decode). A file tagged in a large batch holds all but its definitions' rows (`packed`),
+    which only the files a map shows need and which are most of the index (Indexer._save;
+    bench/RESULTS.md: index._Stored)."""
 
-    def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, view: bytes, **held):
+    def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, view: bytes,
+                 held: dict[str, object] | None = None):
         self.links, self.view = links, view
-        self.__dict__.update(held)
+        self._fields = held or {}  # those of _READ held or read so far, by name
         self._source = (indexer, rel, digest)
 
-    def __getattr__(self, name: str):
-        source = self.__dict__.pop("_source", None)
-        if source is None or name.startswith("__"):
-            raise AttributeError(name)
-        indexer, rel, digest = source
-        info = indexer.read(rel, digest)
-        for read in _READ:
-            if read not in self.__dict__:
-                setattr(self, read, getattr(info, read))
-        return getattr(self, name)
+    def _field(self, name: str):
+        """A field of _READ: held, else read now, with every other, from the index."""
+        if name not in self._fields:
+            indexer, rel, digest = self._source
+            info = indexer.read(rel, digest)
+            for read in _READ:
+                self._fields.setdefault(read, getattr(info, read))
+        return self._fields[name]
+
+    packed = property(lambda self: self._field("packed"))
+    names = property(lambda self: self._field("names"))
+    ref_names = property(lambda self: self._field("ref_names"))
+    ref_counts = property(lambda self: self._field("ref_counts"))
+    def_names = property(lambda self: self._field("def_names"))
+    def_methods = property(lambda self: self._field("def_methods"))
+    def_lines = property(lambda self: self._field("def_lines"))
 
 
 def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array, view: bytes = b"") -> FileInfo:
@@ -116,10 +120,43 @@ def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array, vi
 @dataclass
 class _Known:
     stamp: tuple[int, int]
-    digest: str  # content hash
+    digest: str  # content hash; "" where the file could not be read or ran out of time
     info: FileInfo | None  # None: skipped (binary, too large, ...), for the reason in notes
     notes: tuple[str, ...]  # counted on every scan (why skipped; syntax errors, not UTF-8)
-    terms: bytes | None = None  # what search needs (terms.file_terms), kept here only without a store
+    terms: bytes | None = None  # what search needs (terms.file_terms), kept here only without a store, once counted
+    timed_out: float | None = None  # the time limit its tagging ran out of, if it did
+
+
+class TagJob(NamedTuple):
+    """One file to tag, as a worker is given it."""
+
+    path: str  # absolute
+    rel: str
+    language: str
+    max_file_size: int
+    stored_hash: str  # its content hash in the index ("" if none): the same bytes need no tagging
+    count_terms: bool  # else its search terms are counted when a search first needs them
+
+
+class Tagged(NamedTuple):
+    """What tagging a file gave (_tag_job)."""
+
+    digest: str  # content hash; "" where the file could not be read
+    payload: bytes | None  # its encoded FileInfo and notes; None: as stored (its bytes hash as stored)
+    # What search needs (terms.file_terms); None: not counted, as stored, or (`count_terms`
+    # off) counted when a search first needs them (Indexer.terms). Counting them is a large
+    # share of a cold map's time, and a map without a task text never reads them.
+    # bench/RESULTS.md: index.LATER
+    terms: bytes | None
+
+
+class TermsJob(NamedTuple):
+    """The search terms of one tagged file to count, as a worker is given it."""
+
+    path: str  # absolute
+    rel: str
+    digest: str  # the content hash it was tagged at
+    max_file_size: int
 
 
 class Indexer:
@@ -132,7 +169,7 @@ class Indexer:
         self.parse_timeout = parse_timeout
         self.store = cache.Store(root, cache_dir)
         self._known: dict[str, _Known] = {}
-        self._stored: dict[str, tuple[int, int, str, bytes, bytes, str]] | None = None  # cache.Store.load()
+        self._stored: dict[str, cache.Listed] | None = None  # cache.Store.load()
         self.changed = 0  # files the last refresh had to read again
         self._last: tuple[dict, dict[str, FileInfo], list[str]] | None = None  # the last refresh: stamps, answer, notes
 
@@ -174,7 +211,7 @@ class Indexer:
         """FileInfo of every stamped file that tags; counts skipped and noteworthy files in `tally`.
         Stamps equal to the last call's get the same dict back (a kept RepoMap's usual case).
         `meanwhile` is the caller's next step, run while workers tag changed files (if any).
-        Without `count_terms`, the files tagged now have their search terms counted later (LATER).
+        Without `count_terms`, the files tagged now have their search terms counted later (Tagged.terms).
         `tagged`: answers a forked child gave already to some of the jobs (`pretagging`)."""
         if self._last is not None and self._last[0] == stamps:
             self.changed = 0
@@ -242,19 +279,21 @@ class Indexer:
             if stamp[0] > self.max_file_size or not self._stale(rel, stamp):
                 continue
             row = self._stored.get(rel)
-            if row is None or row[:2] != stamp or (row[2].startswith(SLOW) and float(row[2][len(SLOW):]) < self.parse_timeout):
+            if row is None or (row.size, row.changed) != stamp or \
+                    (row.timed_out is not None and row.timed_out < self.parse_timeout):
                 todo[rel] = stamp
         return todo
 
-    def pretagging(self, stamps: dict[str, tuple[int, int]], count_terms: bool
-                   ) -> tuple[list[tuple], Callable, Callable[[], None]]:
+    def pretagging(self, stamps: dict[str, tuple[int, int]], count_terms: bool) -> Batch:
         """For a forked child that has just stamped the files (while this process imports what
         ranking needs): the jobs of the files changed since they were tagged, how each is done
         and the setup before them, as workers would do them; no jobs where more than
         PRETAGGED files changed (workers share them out)."""
+        from .workers import Batch
+
         jobs = [self._job(rel, count_terms) for rel in self.stale(stamps)]
         jobs = jobs if len(jobs) <= PRETAGGED else []
-        return jobs, _tag_changed, _setup(jobs)
+        return Batch(jobs, _tag_changed, _setup(jobs))
 
     def _stale(self, rel: str, stamp: tuple[int, int]) -> bool:
         known = self._known.get(rel)
@@ -263,9 +302,10 @@ class Indexer:
     def _load(self, rel: str) -> None:
         """Take an unchanged file from the index without reading its tags (_Stored reads them
         when first used)."""
-        size, changed, digest, links, view, notes = self._stored[rel]
-        info = _Stored(self, rel, digest, links, view) if links else None
-        self._known[rel] = _Known((size, changed), digest, info, tuple(notes.split("\n")) if notes else ())
+        row = self._stored[rel]
+        info = _Stored(self, rel, row.hash, row.links, row.view) if row.links else None
+        self._known[rel] = _Known((row.size, row.changed), row.hash, info,
+                                  tuple(row.notes.split("\n")) if row.notes else (), timed_out=row.timed_out)
 
     def read(self, rel: str, digest: str) -> FileInfo:
         """A file's stored FileInfo of this content; tagged again now (and stored again) if its
@@ -286,17 +326,17 @@ class Indexer:
         file now, by workers when there are many, and stored."""
         missing = {rel: self._known[rel] for rel in rels}
         for rel, entry in list(missing.items()):
-            if entry.terms not in (None, LATER):
+            if entry.terms is not None:
                 yield rel, entry.digest, missing.pop(rel).terms
         for rel, digest, terms in self.store.terms(set(missing)):
-            if digest != missing[rel].digest or terms == LATER:
+            if digest != missing[rel].digest:
                 continue
             if _terms_shaped(terms):
                 yield rel, digest, terms
                 del missing[rel]
             else:
                 cache.damaged_rows()
-        jobs = [(str(self.root / rel), rel, entry.digest, self.max_file_size) for rel, entry in missing.items()]
+        jobs = [TermsJob(str(self.root / rel), rel, entry.digest, self.max_file_size) for rel, entry in missing.items()]
         if len(jobs) < PARALLEL_TERMS or self.store.db is None:
             counted = ((job, None) for job in jobs)
         else:  # each worker reads the files' definitions from the index: a kernel's are gigabytes here
@@ -306,7 +346,7 @@ class Indexer:
                                   partial(_prepare_terms, self.store.path))
         rows = []
         for job, answer in counted:
-            rel = job[1]
+            rel = job.rel
             if answer is None:  # not given to a worker, or its row changed since
                 answer = _terms(job, missing[rel].info.packed if missing[rel].info else NO_DEFS)
             terms = answer if isinstance(answer, bytes) else NO_TERMS  # workers.Failed: not searchable
@@ -338,11 +378,12 @@ class Indexer:
 
     def content_state(self, rels: list[str]) -> str:
         """A digest of the files' contents (after a refresh): a touched file does not change it."""
-        return _digest(f"{rel}\0{self._known[rel].digest}" for rel in sorted(rels) if rel in self._known)
+        return _digest(f"{rel}\0{known.digest}\0{known.timed_out}"
+                       for rel in sorted(rels) if (known := self._known.get(rel)) is not None)
 
     def _update(self, stamps: dict[str, tuple[int, int]], meanwhile: Callable[[], None] | None = None,
                 count_terms: bool = True, tagged: dict[tuple, object] | None = None) -> None:
-        """Re-tag changed files (with their search terms, or LATER), but for the jobs `tagged`
+        """Re-tag changed files (with their search terms, or not: Tagged.terms), but for the jobs `tagged`
         answers; a file whose content hash is stored is only re-stamped."""
         if not stamps:
             return
@@ -352,27 +393,29 @@ class Indexer:
         while jobs:
             retry = []
             for job, answer in self._tagged(jobs, meanwhile, tagged or {}):
-                rel = job[1]
-                if isinstance(answer, tuple):
+                rel, timed_out = job.rel, None
+                if isinstance(answer, Tagged):
                     digest, payload, terms = answer
                     if payload is None:  # same content as stored
                         payload, terms = self.store.payload(rel) or (None, None)
                 else:  # workers.Failed
-                    digest = f"{SLOW}{self.parse_timeout:g}" if answer.timed_out else ""
+                    digest, timed_out = "", self.parse_timeout if answer.timed_out else None
                     payload, terms = _encode(None, (answer.reason,)), NO_TERMS
                 known = _stored(payload, stamps[rel], digest)
                 if known is None:  # the stored payload was unreadable after all: tag it again
                     retry.append(self._job(rel, count_terms, stored=False))
                     continue
                 progress.step(1)
+                known.timed_out = timed_out
                 if self.store.db is None:
                     known.terms = terms
                 self._known[rel] = known
                 links, view = (known.info.links, known.info.view) if known.info else (b"", b"")
-                notes = "\n".join(known.notes)
-                self._stored[rel] = (*stamps[rel], digest, links, view, notes)
-                rows.append((rel, *stamps[rel], digest, payload, terms, links, view, notes))
-                held += len(payload) + len(terms)
+                listed = cache.Listed(*stamps[rel], digest, timed_out, links, view, "\n".join(known.notes))
+                self._stored[rel] = listed
+                rows.append(cache.Row(rel, listed.size, listed.changed, digest, timed_out, payload, terms,
+                                      links, view, listed.notes))
+                held += len(payload) + len(terms or b"")
                 if len(rows) >= SAVE_EVERY or held >= SAVE_BYTES:
                     self._save(rows, held)
                     rows, held = [], 0
@@ -380,7 +423,7 @@ class Indexer:
         progress.close()
         self._save(rows, held)
 
-    def _save(self, rows: list[tuple], size: int) -> None:
+    def _save(self, rows: list[cache.Row], size: int) -> None:
         """Store tagged files (`size` bytes of payloads and terms). Once a large batch is
         stored, its files' definitions' rows are read from the index when first needed instead
         of held (_Stored), and the memory freed is given back. A small one keeps them: a file
@@ -390,15 +433,15 @@ class Indexer:
         if size < LARGE_SAVE:
             return
         if stored:
-            for rel, _, _, digest, *_ in rows:
-                known = self._known[rel]
+            for row in rows:
+                known = self._known[row.path]
                 if known.info is not None and not isinstance(known.info, _Stored):
-                    known.info = _Stored(self, rel, digest, known.info.links, known.info.view,
-                                         **{name: getattr(known.info, name) for name in _HELD})
+                    known.info = _Stored(self, row.path, row.hash, known.info.links, known.info.view,
+                                         {name: getattr(known.info, name) for name in _HELD})
         memory.give_back()
 
-    def _tagged(self, jobs: list[tuple], meanwhile: Callable[[], None] | None, tagged: dict[tuple, object]
-                ) -> Iterator[tuple[tuple, object]]:
+    def _tagged(self, jobs: list[TagJob], meanwhile: Callable[[], None] | None, tagged: dict[TagJob, object]
+                ) -> Iterator[tuple[TagJob, object]]:
         """(job, _tag_job's answer or workers.Failed) per job: from `tagged`, else here where the
         file's bytes hash as stored (touched, or changed and changed back), without tree-sitter
         or a worker: starting them costs a touched file's warm map more than the hash
@@ -429,10 +472,10 @@ class Indexer:
         if self._last is not None:
             setup()
 
-    def _job(self, rel: str, count_terms: bool, stored: bool = True) -> tuple:
+    def _job(self, rel: str, count_terms: bool, stored: bool = True) -> TagJob:
         row = self._stored.get(rel) if stored else None
-        return (str(self.root / rel), rel, tags.language_for(rel), self.max_file_size, row[2] if row else "",
-                count_terms)
+        return TagJob(str(self.root / rel), rel, tags.language_for(rel), self.max_file_size, row.hash if row else "",
+                      count_terms)
 
     def _forget(self, missing: set[str]) -> None:
         for rel in missing:
@@ -474,7 +517,7 @@ def _digest(parts) -> str:
     return cache.hashlib.blake2b(("\0".join(parts) + "\0" if parts else "").encode(), digest_size=16).hexdigest()
 
 
-def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
+def _tag_job(job: TagJob) -> Tagged:
     """Read, hash and tag one file: (hash, payload, search terms). A file whose hash is the
     stored one never gets here (Indexer._tagged answers it).
 
@@ -488,21 +531,20 @@ def _tag_job(job: tuple) -> tuple[str, bytes | None, bytes | None]:
         gc.enable()
 
 
-def _unchanged(job: tuple) -> tuple[str, None, None] | None:
+def _unchanged(job: TagJob) -> Tagged | None:
     """_tag_job's answer for a file whose bytes hash as stored, without tagging it; else None."""
-    path, _, _, max_file_size, stored_hash, _ = job
-    data = discover.read_source(path, max_file_size)[0] if stored_hash else None  # else whoever tags it says why
-    return (stored_hash, None, None) if data is not None and cache.content_hash(data) == stored_hash else None
+    data = discover.read_source(job.path, job.max_file_size)[0] if job.stored_hash else None  # else whoever tags it says why
+    return Tagged(job.stored_hash, None, None) if data is not None and cache.content_hash(data) == job.stored_hash else None
 
 
-def _tag_changed(job: tuple) -> tuple[str, bytes | None, bytes | None]:
+def _tag_changed(job: TagJob) -> Tagged:
     """_tag_job's answer, the file tagged only if its bytes do not hash as stored."""
     return _unchanged(job) or _tag_job(job)
 
 
-def _setup(jobs: list[tuple]) -> Callable[[], None]:
+def _setup(jobs: list[TagJob]) -> Callable[[], None]:
     """What a process does before it tags these jobs."""
-    return partial(_prepare, {job[2] for job in jobs}, any(job[5] for job in jobs))
+    return partial(_prepare, {job.language for job in jobs}, any(job.count_terms for job in jobs))
 
 
 def _prepare(languages: set[str], count_terms: bool) -> None:
@@ -513,15 +555,14 @@ def _prepare(languages: set[str], count_terms: bool) -> None:
     tags.prepare(languages)
 
 
-def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
-    path, rel, language, max_file_size, _, count_terms = job
-    data, reason = discover.read_source(Path(path), max_file_size)
+def _tag(job: TagJob) -> Tagged:
+    data, reason = discover.read_source(Path(job.path), job.max_file_size)
     if data is None:
-        return "", _encode(None, (reason,)), NO_TERMS
+        return Tagged("", _encode(None, (reason,)), NO_TERMS)
     digest = cache.content_hash(data)
-    result = tags.extract(rel, data, language)
+    result = tags.extract(job.rel, data, job.language)
     if result is None:
-        return digest, _encode(None, (f"no working {language} query",)), NO_TERMS
+        return Tagged(digest, _encode(None, (f"no working {job.language} query",)), NO_TERMS)
     notes = []
     try:
         data.decode("utf-8")
@@ -538,11 +579,11 @@ def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
     from .render import view
 
     payload = _encode(file_info(defs, tuple(refs), counts, view(defs, data)), tuple(notes))
-    if not count_terms:
-        return digest, payload, LATER
+    if not job.count_terms:
+        return Tagged(digest, payload, None)
     from .terms import file_terms
 
-    return digest, payload, file_terms(rel, defs, data)
+    return Tagged(digest, payload, file_terms(job.rel, defs, data))
 
 
 _reader: cache.Store | None = None  # in a worker counting search terms: its own reader of the index
@@ -555,25 +596,23 @@ def _prepare_terms(path: Path) -> None:
     _reader = cache.Store.reader(path)
 
 
-def _terms_job(job: tuple) -> bytes | None:
+def _terms_job(job: TermsJob) -> bytes | None:
     """The search terms of a file from its definitions as the index holds them; None if its
     row changed since (the parent counts those)."""
-    _, rel, digest, _ = job
-    payload = _reader.payload_of(rel, digest)
-    known = _decode(payload, (0, 0), digest) if payload is not None else None
+    payload = _reader.payload_of(job.rel, job.digest)
+    known = _decode(payload, (0, 0), job.digest) if payload is not None else None
     if known is None:
         return None
     return _terms(job, known.info.packed if known.info is not None else NO_DEFS)
 
 
-def _terms(job: tuple, packed: bytes) -> bytes:
+def _terms(job: TermsJob, packed: bytes) -> bytes:
     """The search terms of a file tagged before, from its definitions (marshalled rows of
     Tag's fields) and its bytes now."""
     from .terms import file_terms
 
-    path, rel, _, max_file_size = job
-    data, _ = discover.read_source(Path(path), max_file_size)
-    return file_terms(rel, list(starmap(Tag, marshal.loads(packed))), data or b"")
+    data, _ = discover.read_source(Path(job.path), job.max_file_size)
+    return file_terms(job.rel, list(starmap(Tag, marshal.loads(packed))), data or b"")
 
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is far slower

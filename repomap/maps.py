@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import marshal
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -150,7 +149,9 @@ class Mapper:
         """Load what ranking and rendering a map need in a thread while workers tag the files
         changed since the last map: the map stored for the new state, if there is one, needs
         none of it, and is not kept waiting for it."""
-        threading.Thread(target=self.preload, name="repomap-imports").start()
+        from . import workers
+
+        workers.thread(target=self.preload, name="repomap-imports").start()
 
     def preload(self) -> None:
         """Import what ranking and rendering a map need (numpy, jinja2) and read its template."""

@@ -16,7 +16,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from .errors import held, warn
 
@@ -34,6 +34,17 @@ PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size: the most an unprivileged pro
 # wait for one pid (a pid waited for may be given to the next child).
 _unreaped: list[int] = []
 _reaping = threading.Lock()
+# repomap's own threads (`thread`): each fork waits till they end (_fork).
+_threads: list[threading.Thread] = []
+_registering = threading.Lock()
+
+
+class Batch(NamedTuple):
+    """Jobs for a forked child (`forked`), done as a worker of `run` does them."""
+
+    jobs: list
+    work: Callable
+    setup: Callable[[], None]
 
 
 @dataclass
@@ -122,12 +133,12 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
             _stop(worker)
 
 
-def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Callable, Callable[[], None]]],
+def forked(first: Callable[[], object], then: Callable[[object], Batch],
            meanwhile: Callable[[], None], limit: float) -> tuple[object, list[tuple[object, object]]] | None:
     """first() in a forked child while this process runs meanwhile(), for work that is system
     calls (stats): in a thread, each would wait for the GIL that this process's work holds.
-    Then the child does the jobs that then(first's answer) gives, as (jobs, work, setup), as a
-    worker of `run` would, each in `limit` seconds. Gives first's answer and (job, work(job) or
+    Then the child does the Batch that then(first's answer) gives, as a worker of `run` would,
+    each job in `limit` seconds. Gives first's answer and (job, work(job) or
     Failed) of each job done before one failed or ran out of time (the rest are the caller's);
     None where no process can be forked or first() failed."""
     if not hasattr(os, "fork"):
@@ -141,10 +152,10 @@ def forked(first: Callable[[], object], then: Callable[[object], tuple[list, Cal
         pipe = _Pipe(-1, writing)
         answer = first()
         pipe.send(answer)
-        jobs, work, setup = then(answer)
-        pipe.send(jobs)
-        if jobs:
-            _serve(pipe, work, setup, [jobs])
+        batch = then(answer)
+        pipe.send(batch.jobs)
+        if batch.jobs:
+            _serve(pipe, batch.work, batch.setup, [batch.jobs])
 
     pid = _fork(child)
     os.close(writing)
@@ -303,9 +314,31 @@ def _reap() -> None:
                 _unreaped.remove(pid)
 
 
+def thread(target: Callable[[], None], name: str) -> threading.Thread:
+    """One of repomap's own threads, not yet started: no fork happens while it runs (_fork)."""
+    made = threading.Thread(target=target, name=name)
+    with _registering:
+        _threads[:] = [t for t in _threads if t.is_alive() or t.ident is None]  # alive, or not started yet
+        _threads.append(made)
+    return made
+
+
+def _join_threads() -> None:
+    """Wait till repomap's own threads (`thread`) end: a fork copies only the thread that
+    forks, and a lock another held then (an import's, SQLite's, the allocator's) stays held
+    in the child for good. A thread not started yet is no matter: it starts after the fork."""
+    with _registering:
+        running = [t for t in _threads if t.is_alive() and t is not threading.current_thread()]
+    for running_thread in running:
+        running_thread.join()
+
+
 def _fork(child: Callable[[], None]) -> int:
     """A forked process that runs child() and exits (1 if it raised): it never returns into
-    the caller's code, ignores Ctrl-C and dies with this process."""
+    the caller's code, ignores Ctrl-C and dies with this process. It waits till repomap's own
+    threads end (_join_threads): `run` forks its first workers before `meanwhile`, which may
+    start one (a map's imports), so that only a worker that replaces one waits for it."""
+    _join_threads()
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:

@@ -155,7 +155,7 @@ def test_no_cache_writes_nothing(tree, tmp_path):
 
 def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch):
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", b"view", "")], [])
+    store.save([cache.Row("a.py", 1, 2, "h", None, b"payload", b"terms", b"links", b"view", "")], [])
     assert set(store.load()) == {"a.py"}
     monkeypatch.setattr(cache, "fingerprint", lambda: "something else")
     assert cache.Store(tree, tmp_path / "c").load() == {}
@@ -164,7 +164,7 @@ def test_new_grammar_or_query_drops_the_stored_tags(tree, tmp_path, monkeypatch)
 def test_changed_templates_drop_stored_maps_but_keep_the_tags(tree, tmp_path, monkeypatch):
     """A stored map was rendered by the templates of its day; after a change it is made again."""
     store = cache.Store(tree, tmp_path / "c")
-    store.save([("a.py", 1, 2, "h", b"payload", b"terms", b"links", b"view", "")], [])
+    store.save([cache.Row("a.py", 1, 2, "h", None, b"payload", b"terms", b"links", b"view", "")], [])
     store.save_blob("map:x", b"an old map")
     monkeypatch.setattr(cache, "templates_stamp", lambda: "newer templates")
     again = cache.Store(tree, tmp_path / "c")

@@ -117,8 +117,9 @@ def test_stored_rows_of_the_wrong_shape_are_tagged_again_with_one_warning(shop, 
     expected = run("map", shop, "--no-cache", "--tokens", 333).stdout
     assert run("map", shop, "--cache-dir", cache_dir).returncode == 0
     store = cache.Store(shop.resolve(), cache_dir)
-    rows = [(path, size, changed, digest, PAYLOADS[how], store.payload(path)[1], links, view, notes)
-            for path, (size, changed, digest, links, view, notes) in store.load().items()]
+    rows = [cache.Row(path, row.size, row.changed, row.hash, row.timed_out, PAYLOADS[how], store.payload(path)[1],
+                      row.links, row.view, row.notes)
+            for path, row in store.load().items()]
     assert store.save(rows, [])
     store.close()
     with sqlite3.connect(next(cache_dir.glob("*.sqlite"))) as db:
@@ -145,7 +146,7 @@ def test_stored_search_terms_of_the_wrong_shape_are_counted_again_with_one_warni
     expected = run(*asked, "--no-cache").stdout
     assert run(*asked, "--cache-dir", cache_dir).returncode == 0
     store = cache.Store(shop.resolve(), cache_dir)
-    store.save_terms([(TERMS[how], path, row[2]) for path, row in store.load().items()])
+    store.save_terms([(TERMS[how], path, row.hash) for path, row in store.load().items()])
     store.close()
     for path in cache_dir.glob("*.postings"):
         path.unlink()  # the postings are built again, from the stored terms
