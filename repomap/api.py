@@ -198,7 +198,7 @@ class RepoMap:
         focus = list(focus)
         tally = discover.Tally()
         stamps = self.files.stamps(None, focus, tally)
-        key = answer_key("graph", self.indexer.state(stamps), [fmt, top, query, focus, self.options.max_file_size,
+        key = answer_key("graph", self.indexer.stamps_digest(stamps), [fmt, top, query, focus, self.options.max_file_size,
                                                                self.options.parse_timeout])
         text = self.answers.export(key)
         if text is None:

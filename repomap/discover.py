@@ -18,7 +18,7 @@ from .config import DEFAULTS
 from .errors import warn
 
 if TYPE_CHECKING:
-    from .watch import Quiet
+    from .watch import Events
 
 LONG_LINE = 1000
 SECONDARY_DIRS = {"test", "tests", "testing", "spec", "specs", "__tests__", "vendor", "vendored",
@@ -78,15 +78,15 @@ def _glob(pattern: str) -> re.Pattern:
 
 
 def list_files(root: Path, tally: Tally | None = None, ignore: bool = True, walker: Walker | None = None,
-               quiet: Quiet | None = None) -> list[str]:
+               events: Events | None = None) -> list[str]:
     """Repository-relative paths (with /), sorted: git's tracked and untracked-not-ignored
     files in a work tree, else (also for a folder that git ignores) a walk that honours
     .gitignore files (counting in `tally` what each rule hid), less the files of virtual
     environments; with `ignore` false, a walk that lists everything but .git. A `walker` kept
-    between calls walks again cheaply, and without a stat of the folders `quiet` vouches for."""
+    between calls walks again cheaply, and without a stat of the folders `events` shows unchanged."""
     tally = tally or Tally()
     listed = _git_files(root) if ignore else None
-    listed = sorted(set(listed)) if listed else (walker or Walker()).walk(root, tally, ignore, quiet)
+    listed = sorted(set(listed)) if listed else (walker or Walker()).walk(root, tally, ignore, events)
     return _outside_environments(listed, tally) if ignore else listed
 
 
@@ -207,13 +207,13 @@ class _Listed:
     hidden: list[str]  # for each entry a rule hid, that rule
     folders: list[tuple[str, str]]  # (path, relative path/) of each folder to visit
 
-    def holds(self, folder: str, stamp: int, above: tuple[Ignore, ...], quiet: Quiet | None) -> bool:
+    def still_valid(self, folder: str, stamp: int, above: tuple[Ignore, ...], events: Events | None) -> bool:
         """Whether this listing is still the folder's, now that it has this modification time
         and these rules from above (the very same objects: a changed .gitignore is a new one)."""
         ignore = os.path.join(folder, ".gitignore") if self.ignore else None
         return self.stamp == stamp != -1 and len(self.above) == len(above) \
             and all(a is b for a, b in zip(self.above, above)) \
-            and (ignore is not None and quiet is not None and quiet.file(ignore)
+            and (ignore is not None and events is not None and events.unchanged_file(ignore)
                  or self.ignore_stamp == _stamp(ignore))
 
 
@@ -252,10 +252,10 @@ class Walker:
         if self._load is not None and self._snapshot is None:  # the first walk: the stored snapshot
             self._snapshot = Snapshot.restored(self._load("snapshot"))
 
-    def walk(self, root: Path, tally: Tally, ignore: bool, quiet: Quiet | None = None) -> list[str]:
-        """The files found, sorted, with `quiet`'s folders and files not looked at again."""
+    def walk(self, root: Path, tally: Tally, ignore: bool, events: Events | None = None) -> list[str]:
+        """The files found, sorted, with `events`'s folders and files not looked at again."""
         self._restore_snapshot()
-        if self._snapshot is not None and self._snapshot.holds(quiet):
+        if self._snapshot is not None and self._snapshot.still_valid(events):
             return self._snapshot.found(tally)
         if self._load is not None:
             self._listed = _restored(self._load("listings"), str(root))
@@ -268,7 +268,7 @@ class Walker:
         pending: list[tuple[str, str, tuple[Ignore, ...]]] = [(str(root), "", ())]
         while pending:
             folder, rel, above = pending.pop()
-            listed = self._listing(folder, rel, above, ignore, quiet)
+            listed = self._listing(folder, rel, above, ignore, events)
             seen[folder] = listed
             found.extend(listed.files)
             for rule in listed.hidden:
@@ -288,15 +288,15 @@ class Walker:
         """The folders the last walk looked at (as keys; the same object till the next walk)."""
         return self._snapshot.folders if self._snapshot is not None else self._listed
 
-    def _listing(self, folder: str, rel: str, above: tuple[Ignore, ...], ignore: bool, quiet: Quiet | None
+    def _listing(self, folder: str, rel: str, above: tuple[Ignore, ...], ignore: bool, events: Events | None
                  ) -> _Listed:
         known = self._listed.get(folder)
         try:
-            stamp = known.stamp if known is not None and known.stamp != -1 and quiet is not None \
-                and quiet.folder(folder) else _folder_stamp(folder)
+            stamp = known.stamp if known is not None and known.stamp != -1 and events is not None \
+                and events.unchanged_folder(folder) else _folder_stamp(folder)
         except OSError:
             stamp = -1
-        if known is not None and known.holds(folder, stamp, above, quiet):
+        if known is not None and known.still_valid(folder, stamp, above, events):
             return known
         try:
             entries = list(os.scandir(folder))  # unsorted: the list is sorted once at the end
@@ -348,17 +348,17 @@ class Snapshot:
                    {os.path.join(folder, ".gitignore"): entry.ignore_stamp
                     for folder, entry in listed.items() if entry.ignore is not None}, list(files), hidden)
 
-    def holds(self, quiet: Quiet | None = None) -> bool:
-        """Whether no folder or .gitignore changed: those `quiet` vouches for are not looked at
-        (where it vouches for every folder of the last look, which this snapshot's were, and
+    def still_valid(self, events: Events | None = None) -> bool:
+        """Whether no folder or .gitignore changed: those `events` shows unchanged are not looked at
+        (where it shows every folder of the last look unchanged, which this snapshot's were, and
         no event named a .gitignore, none is)."""
-        if quiet is not None and quiet.settled():
+        if events is not None and events.listing_unchanged():
             return True
-        folder_vouched, file_vouched = (quiet.folder, quiet.file) if quiet is not None else ((lambda path: False),) * 2
+        folder_unchanged, file_unchanged = (events.unchanged_folder, events.unchanged_file) if events is not None else ((lambda path: False),) * 2
         try:
-            return all(folder_vouched(folder) or _folder_stamp(folder) == stamp
+            return all(folder_unchanged(folder) or _folder_stamp(folder) == stamp
                        for folder, stamp in self.folders.items()) \
-                and all(file_vouched(path) or _stamp(path) == stamp for path, stamp in self.ignores.items())
+                and all(file_unchanged(path) or _stamp(path) == stamp for path, stamp in self.ignores.items())
         except OSError:
             return False
 

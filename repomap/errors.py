@@ -98,25 +98,25 @@ class Changed(RepoMapError):
 
 
 _warned: set[str] = set()
-_held: list[str] | None = None
+_deferred: list[str] | None = None
 
 
 def warn(message: str) -> None:
-    """One line on stderr, once per process: in a worker's setup, held for its parent (`held`)."""
-    if _held is not None:
-        _held.append(message)
+    """One line on stderr, once per process: in a worker's setup, deferred to its parent (`deferred_warnings`)."""
+    if _deferred is not None:
+        _deferred.append(message)
     elif message not in _warned:
         _warned.add(message)
         print(f"repomap: warning: {message}", file=sys.stderr)
 
 
 @contextmanager
-def held() -> Iterator[list[str]]:
+def deferred_warnings() -> Iterator[list[str]]:
     """The warnings given inside, kept for the caller to pass on instead of printed: each
     worker loads the same parsers, and a broken query must warn once, not once per worker."""
-    global _held
-    _held = []
+    global _deferred
+    _deferred = []
     try:
-        yield _held
+        yield _deferred
     finally:
-        _held = None
+        _deferred = None

@@ -77,24 +77,24 @@ class FileSet:
         last look's, only those stamped again. In a work tree every folder is walked too, for
         the watch: git lists files, and a file added to a folder no listed file is in (made
         empty since) must make an event."""
-        quiet, last = self._watch.begin(), self._watch.last
+        events, last = self._watch.begin(), self._watch.last
         ignore = self.options.ignore
         tree = ignore and discover.in_work_tree(self.root)
         git = discover.git_folder(self.root) if tree else None
-        if quiet is not None and last is not None and (git is not None or not tree) and quiet.settled(git):
+        if events is not None and last is not None and (git is not None or not tree) and events.listing_unchanged(git):
             files, listing = last.files, last.listing
         else:
             listing = discover.Tally()
-            files = discover.list_files(self.root, listing, ignore, self._walker, quiet)
+            files = discover.list_files(self.root, listing, ignore, self._walker, events)
             if tree and self._watch.watching:
-                self._walker.walk(self.root, discover.Tally(), ignore, quiet)
+                self._walker.walk(self.root, discover.Tally(), ignore, events)
         tally.merge(listing)
         linked: set[str] = set()
-        found = self._watch.restamped(quiet, files,
+        found = self._watch.restamped(events, files,
                                       lambda rels: self.indexer.stamps(rels, discover.Tally(), None, linked))
         if found is None:
             stamped = discover.Tally()
-            since = (last.stamps, quiet) if quiet and last else None
+            since = (last.stamps, events) if events and last else None
             found = self._stamps_of(files, stamped, since, linked), stamped
         stamps, stamped = found
         tally.merge(stamped)
@@ -102,7 +102,7 @@ class FileSet:
         return stamps
 
     def _stamps_of(self, candidates: list[str], tally: discover.Tally,
-                   since: tuple[Stamps, watch.Quiet] | None = None, linked: set[str] | None = None) -> Stamps:
+                   since: tuple[Stamps, watch.Events] | None = None, linked: set[str] | None = None) -> Stamps:
         options = self.options
         if options.include or options.exclude or options.hide_secondary:  # else every file is wanted: no call each
             candidates = [c for c in candidates if self._wanted(c)]

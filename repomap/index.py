@@ -22,7 +22,7 @@ from .errors import Changed
 from .tags import Tag
 
 if TYPE_CHECKING:
-    from .watch import Quiet
+    from .watch import Events
     from .workers import Batch
 
 PAYLOAD_VERSION = 8
@@ -174,14 +174,14 @@ class Indexer:
         self._last: tuple[dict, dict[str, FileInfo], list[str]] | None = None  # the last refresh: stamps, answer, notes
 
     def stamps(self, candidates: list[str], tally: discover.Tally,
-               since: tuple[dict[str, tuple[int, int]], Quiet] | None = None,
+               since: tuple[dict[str, tuple[int, int]], Events] | None = None,
                linked: set[str] | None = None) -> dict[str, tuple[int, int]]:
         """(size, change stamp) of each candidate in a language we tag; counts the others in `tally`.
         `since`: the last look's stamps, and what the events since leave as it found them
-        (watch.Quiet): those files keep their stamps, unstatted. `linked` gets those stamped
+        (watch.Events): those files keep their stamps, unstatted. `linked` gets those stamped
         that have more than one name (a watch does not see a write through another)."""
         stamps, other = {}, 0
-        last, quiet = since or ({}, None)
+        last, events = since or ({}, None)
         root = str(self.root) + os.sep
         for rel in candidates:
             if tags.language_for(rel) is None:
@@ -190,7 +190,7 @@ class Indexer:
             if not rel.isascii() and not _utf8(rel):  # bytes git or the OS gave us: no ID or output can hold it
                 tally.add("names not UTF-8")
                 continue
-            if (stamp := last.get(rel)) is not None and quiet.file(root + rel):
+            if (stamp := last.get(rel)) is not None and events.unchanged_file(root + rel):
                 stamps[rel] = stamp
                 continue
             try:
@@ -360,7 +360,7 @@ class Indexer:
         self.store.save_terms(rows)
 
     @staticmethod
-    def state(stamps: dict[str, tuple[int, int]]) -> str:
+    def stamps_digest(stamps: dict[str, tuple[int, int]]) -> str:
         """A digest of the files' stamps: equal digests, equal tags (checked before reading anything)."""
         return _digest(f"{rel}\0{size}\0{changed}" for rel, (size, changed) in sorted(stamps.items()))
 
@@ -437,7 +437,7 @@ class Indexer:
                 known = self._known[row.path]
                 if known.info is not None and not isinstance(known.info, _Stored):
                     known.info = _Stored(self, row.path, row.hash, known.info.links, known.info.view,
-                                         {name: getattr(known.info, name) for name in _HELD})
+                                         {name: getattr(known.info, name) for name in _KEPT_ONCE_STORED})
         memory.give_back()
 
     def _tagged(self, jobs: list[TagJob], meanwhile: Callable[[], None] | None, tagged: dict[TagJob, object]
@@ -617,7 +617,7 @@ def _terms(job: TermsJob, packed: bytes) -> bytes:
 
 _FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is far slower
 _READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "view", "_defs")]  # what _Stored reads on first use
-_HELD = [name for name in _READ if name != "packed"]  # what a file of a large batch holds once stored
+_KEPT_ONCE_STORED = [name for name in _READ if name != "packed"]  # what a file of a large batch holds once stored
 
 
 def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:

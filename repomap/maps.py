@@ -64,7 +64,7 @@ class Mapper:
             if ranked_last and request.other_files is None else None
         stamps, tagged = forked or (self.files.stamps(request.other_files, request.focus, tally), {})
         asked = self._asked(request)
-        stamped = self.indexer.state(stamps)
+        stamped = self.indexer.stamps_digest(stamps)
         if reuse and (saved := self.answers.saved_map(stamped, asked, reuse)):
             self.answers.note_ranked(ranked_last, False)
             return saved.result()  # nothing changed: not even the index is read

@@ -58,7 +58,7 @@ class Look:
 
 
 @dataclass
-class Quiet:
+class Events:
     """What the events since the last look leave as it found them (paths as the look's:
     the root, then "/"-joined names)."""
 
@@ -68,14 +68,14 @@ class Quiet:
     whole: bool  # every folder of the last look is trusted: only the files named may have changed
     linked: set[str]  # files with more than one name: a write through another makes no event here
 
-    def folder(self, path: str) -> bool:
+    def unchanged_folder(self, path: str) -> bool:
         """Its entries (and its .gitignore's place among them) are as they were."""
         return path in self.trusted and path not in self.moved and path not in self.named
 
-    def file(self, path: str) -> bool:
+    def unchanged_file(self, path: str) -> bool:
         return path not in self.named and path not in self.linked and os.path.dirname(path) in self.trusted
 
-    def settled(self, git: str | None = None) -> bool:
+    def listing_unchanged(self, git: str | None = None) -> bool:
         """Whether the files listed are the last look's: every folder of it was watched, no
         folder's entries changed, and no event named a .gitignore, or a file in `git` (the
         work tree's .git folder: its index and info/exclude decide what git lists)."""
@@ -105,7 +105,7 @@ class Watch:
         self._partial = False  # this look trusts some folders
         self._above: dict[str, object] = {}  # the .gitignore files git reads above the root: their stamps
 
-    def begin(self) -> Quiet | None:
+    def begin(self) -> Events | None:
         """Start a look: what it need not look at again, or None where it must look at all."""
         self._looks += 1
         if self._looks == 2:
@@ -116,23 +116,23 @@ class Watch:
         above = {path: _stamp(path) for path in self._above}  # no event tells of these
         trusted = self._trusted and above == self._above
         self._above = above
-        quiet = Quiet(self._trusted, self._named, self._moved, self._whole, self._linked) if trusted else None
-        self._partial = quiet is not None
+        events = Events(self._trusted, self._named, self._moved, self._whole, self._linked) if trusted else None
+        self._partial = events is not None
         self._watched = set(self._folders)
         self._named, self._moved = set(), set()  # what changes from here on, the next look looks at
-        return quiet
+        return events
 
-    def restamped(self, quiet: Quiet | None, files: list[str], stamp: Callable[[list[str]], dict]
+    def restamped(self, events: Events | None, files: list[str], stamp: Callable[[list[str]], dict]
                   ) -> tuple[dict[str, tuple[int, int]], Tally] | None:
         """Where the files listed now are the last look's and its folders were all watched
-        through it (`quiet`), its stamps with those of the files events named made again by
+        through it (`events`), its stamps with those of the files events named made again by
         stamp(their paths), and what it tallied: a stat of every file is what this saves.
         None where that does not hold, or one of them cannot be stamped now."""
         last = self.last
-        if quiet is None or not quiet.whole or last is None or files != last.files:
+        if events is None or not events.whole or last is None or files != last.files:
             return None
         root = self.root + "/"
-        named = sorted(rel for rel in (path[len(root):] for path in quiet.named | quiet.linked
+        named = sorted(rel for rel in (path[len(root):] for path in events.named | events.linked
                                        if path.startswith(root)) if rel in last.stamps)
         again = stamp(named)
         return ({**last.stamps, **again}, last.tally) if len(again) == len(named) else None

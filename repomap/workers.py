@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterable, Iterator, NamedTuple
 
-from .errors import held, warn
+from .errors import deferred_warnings, warn
 
 try:
     import resource
@@ -104,7 +104,7 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
     and its warnings are given here, once; this process calls `meanwhile` once the workers have
     their jobs (its own next steps' imports). Jobs and answers must pickle."""
     if not hasattr(os, "fork"):
-        yield from _here(work, jobs, setup, meanwhile)
+        yield from _in_process(work, jobs, setup, meanwhile)
         return
     _reap()
     todo = deque(jobs)
@@ -166,7 +166,7 @@ def forked(first: Callable[[], object], then: Callable[[object], Batch],
             answer = pipe.recv()
         except (EOFError, OSError, pickle.UnpicklingError):  # it failed: the caller does the work
             return None
-        return answer, _done(pipe, limit)
+        return answer, _answers(pipe, limit)
     finally:
         _kill(pid)  # it may still be on a job whose answer is not waited for
         os.close(reading)
@@ -185,7 +185,7 @@ def _widen(fd: int) -> None:
         pass
 
 
-def _done(pipe: _Pipe, limit: float) -> list[tuple[object, object]]:
+def _answers(pipe: _Pipe, limit: float) -> list[tuple[object, object]]:
     """The answers of a forked child's jobs (`forked`), up to the first that failed."""
     try:
         jobs = pipe.recv()
@@ -207,7 +207,7 @@ def _done(pipe: _Pipe, limit: float) -> list[tuple[object, object]]:
     return done
 
 
-def _here(work: Callable, jobs: Iterable, setup: Callable[[], None] | None,
+def _in_process(work: Callable, jobs: Iterable, setup: Callable[[], None] | None,
           meanwhile: Callable[[], None] | None) -> Iterator[tuple[object, object]]:
     """`run` where no process can be forked (Windows): the jobs run in this one, with no time
     limit, and a crash in a parser ends the run."""
@@ -358,7 +358,7 @@ def _serve(pipe: _Pipe, work: Callable, setup: Callable[[], None] | None,
     """A worker: its setup (its memory capped after it, what it warned of sent first), then
     each job of each chunk answered as it finishes: the chunks given, else those the parent
     sends until it closes the pipe or dies."""
-    with held() as warnings:
+    with deferred_warnings() as warnings:
         if setup is not None:
             setup()
     _limit_memory()

@@ -136,7 +136,7 @@ def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_
     assert sorted(job[1] for job in tagged) == ["new/added.py", "shop/cart.py"]
     fresh = RepoMap(shop, cache_dir=cache_dir)
     fresh.files._walker._restore_snapshot()
-    assert fresh.files._walker._snapshot is not None and fresh.files._walker._snapshot.holds()
+    assert fresh.files._walker._snapshot is not None and fresh.files._walker._snapshot.still_valid()
     here = discover.Tally()
     assert (stamps, there.counts, there.ignored) == (fresh.files.stamps(None, [], here), here.counts, here.ignored)
     scan = repo_map.scanner.scan(stamps, there, count_terms=False, tagged=tagged)
