@@ -23,8 +23,9 @@ from .tokens import count_tokens
 # The ranking, rendering and search stages (numpy, jinja2) are imported by the methods that
 # run them: a stored map, the warm CLI's usual answer, needs none of them.
 if TYPE_CHECKING:
-    from . import graph
-    from .graph import Inputs
+    from .definitions import Definitions
+    from .edges import Edges
+    from .inputs import Inputs
     from .ranking import Ranked, RankedList, Signals
     from .render import FileView
     from .search import Hit, Overlay, Postings
@@ -411,7 +412,7 @@ class RepoMap:
             (lambda t: kind in (None, t.kind) and (path is None or discover.glob_match(t.path, path)))
         return self._hits(scan, query, self._signals(scan, query=query, guided=False), limit, keep)
 
-    def _hits(self, scan: Scan, query: str, signalled: tuple[Signals, graph.Edges, graph.Definitions], limit: int,
+    def _hits(self, scan: Scan, query: str, signalled: tuple[Signals, Edges, Definitions], limit: int,
               keep: Callable[[Tag], bool] | None = None) -> list[Hit]:
         """BM25 over the postings with the map's scores for the task (not guided by search) as prior."""
         from . import ranking
@@ -425,7 +426,7 @@ class RepoMap:
             self._kept.pop("postings", None)
             return self._postings(scan, *signalled[1:], stored=False).search(query, scores, limit, keep)
 
-    def _postings(self, scan: Scan, edges: graph.Edges, every: graph.Definitions, stored: bool = True) -> Overlay:
+    def _postings(self, scan: Scan, edges: Edges, every: Definitions, stored: bool = True) -> Overlay:
         """The search postings of this state of the files: the stored ones (_base_postings),
         with the files changed since put in place of their stored versions (read, with only
         those files' terms, once per state)."""
@@ -698,7 +699,7 @@ class RepoMap:
 
     def _signals(self, scan: Scan, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
                  mention_idents: Iterable[str] = (), query: str = "", guided: bool = True,
-                 budget: int | None = None) -> tuple[Signals, graph.Edges, graph.Definitions]:
+                 budget: int | None = None) -> tuple[Signals, Edges, Definitions]:
         """What steers the ranking for a task, the reference graph it runs on and the files'
         definitions as columns. With a query (and `guided`), what search finds for it too
         (ranking.guided)."""
@@ -719,7 +720,7 @@ class RepoMap:
             signals = ranking.guided(signals, hits, budget)
         return signals, edges, every
 
-    def _secondary(self, scan: Scan, since: tuple[graph.Edges, Inputs, Inputs] | None = None) -> set[str]:
+    def _secondary(self, scan: Scan, since: tuple[Edges, Inputs, Inputs] | None = None) -> set[str]:
         """Tests, vendored and generated files by their names, and copies in mirror folders.
         Given the last graph and its inputs, and the inputs now (`_edges` after an edit): the
         last graph's, where the files are the same and no file changed since has a twin in
@@ -757,55 +758,55 @@ class RepoMap:
         self._definitions(scan, edges)  # made with the graph, as ever: the next process updates them
         return edges.state
 
-    def _edges(self, scan: Scan) -> graph.Edges:
+    def _edges(self, scan: Scan) -> Edges:
         """The reference graph of what the files define and reference: after an edit, the last
         one with the rows of the names whose parts the changed files changed joined again."""
-        from . import graph
+        from .edges import Edges, build_edges, updated_edges
 
-        def update(last: graph.Edges, state: str) -> graph.Edges | None:
+        def update(last: Edges, state: str) -> Edges | None:
             after = self._inputs(scan)
             before = self._inputs_of(state)
             if before is None:
                 return None
-            return graph.updated_edges(last, before, after, self._secondary(scan, (last, before, after)), scan.links)
+            return updated_edges(last, before, after, self._secondary(scan, (last, before, after)), scan.links)
 
         return self._derived("edges", scan.links,
-                             lambda: graph.build_edges(self._inputs(scan), self._secondary(scan), scan.links),
-                             graph.Edges.to_arrays, graph.Edges.from_arrays, update)
+                             lambda: build_edges(self._inputs(scan), self._secondary(scan), scan.links),
+                             Edges.to_arrays, Edges.from_arrays, update)
 
-    def _definitions(self, scan: Scan, edges: graph.Edges) -> graph.Definitions:
+    def _definitions(self, scan: Scan, edges: Edges) -> Definitions:
         """The graph's definitions as columns (made of what the files define, as the graph is):
         after an edit that changed no file's definitions' names, the last ones with the slots
         of the rows joined again. The graph's last inputs are let go here (it always follows
         `_edges`), and the three are stored while the map is ranked and rendered."""
-        from . import graph
+        from .definitions import Definitions
 
-        def update(last: graph.Definitions, state: str) -> graph.Definitions | None:
+        def update(last: Definitions, state: str) -> Definitions | None:
             before = self._inputs_of(state)
             return None if before is None else last.updated(edges, before, self._inputs(scan))
 
         try:
-            return self._derived("definitions", scan.links, lambda: graph.Definitions.of(edges, self._inputs(scan)),
-                                 graph.Definitions.to_arrays, graph.Definitions.from_arrays, update)
+            return self._derived("definitions", scan.links, lambda: Definitions.of(edges, self._inputs(scan)),
+                                 Definitions.to_arrays, Definitions.from_arrays, update)
         finally:
             self._replaced = None
             self._store_made()
 
-    def _inputs(self, scan: Scan) -> graph.Inputs:
+    def _inputs(self, scan: Scan) -> Inputs:
         """What the graph and its definitions are made of: the last inputs (kept or stored, of
         any state) with the parts of the files changed since gathered again (an edit: the
         edited file's), else every file's part. The last ones are held (`_replaced`) till the
         graph is made from them."""
-        from . import graph
+        from .inputs import Inputs
 
-        def update(last: graph.Inputs, state: str) -> graph.Inputs:
+        def update(last: Inputs, state: str) -> Inputs:
             self._replaced = (f"inputs:{state}", last)
             return last.spliced(scan.infos)
 
-        return self._derived("inputs", scan.links, lambda: graph.Inputs.of(scan.infos, sorted(scan.infos)),
-                             graph.Inputs.to_arrays, graph.Inputs.from_arrays, update)
+        return self._derived("inputs", scan.links, lambda: Inputs.of(scan.infos, sorted(scan.infos)),
+                             Inputs.to_arrays, Inputs.from_arrays, update)
 
-    def _inputs_of(self, state: str) -> graph.Inputs | None:
+    def _inputs_of(self, state: str) -> Inputs | None:
         """The graph's last inputs (`_replaced`), if they are those of `state`."""
         before = self._replaced
         return before[1] if before is not None and before[0] == f"inputs:{state}" else None

@@ -25,7 +25,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from .arrays import packed, run_places, run_starts, unpacked, within
-from .graph import Definitions
+from .definitions import Definitions
 from .tags import Tag
 from .terms import BUCKETS, CODES, COLUMNS, USED, word_key
 from .weights import (B, CODE_NAME, CODE_USE, COORD, FILE_CANDIDATES, FILE_EVIDENCE, FILE_EVIDENCE_HITS, K1,
@@ -203,7 +203,7 @@ def _groups(copy_key: np.ndarray, own_key: np.ndarray, label: np.ndarray) -> np.
 class Overlay:
     """Search over stored postings with those of files changed since laid over them: a
     stored file that changed (or went) is left out of the stored part, and its new version is
-    in the other. Definitions are known by their number in graph.Definitions (`first[file] +
+    in the other. Definitions are known by their number in definitions.Definitions (`first[file] +
     index`), which is also the order of ties."""
 
     def __init__(self, parts: list[tuple[Postings, np.ndarray]], files: list[str], every: Definitions,
