@@ -85,7 +85,8 @@ def inserted(columns: list[np.ndarray], kept: np.ndarray, at: np.ndarray, parts:
              ) -> list[np.ndarray]:
     """Each column's `kept` rows with its part's rows put before the kept rows numbered by
     `at` (non-decreasing), as np.insert would, with the places found once for every column
-    (np.insert finds them per column: it was a fifth of Django's graph update)."""
+    (np.insert finds them per column, a large share of a graph's update: bench/RESULTS.md:
+    arrays.inserted)."""
     taken = np.zeros(int(kept.sum()) + len(at), dtype=bool)
     taken[at + np.arange(len(at))] = True
     rest, out = ~taken, []

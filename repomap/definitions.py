@@ -81,7 +81,7 @@ class Definitions:
     @cached_property
     def names(self) -> dict[str, int]:
         """Each defined name's number, made when first asked for: only a task's words need it,
-        and a kernel's million names take 1.5 s."""
+        and a large tree's names are slow to number (bench/RESULTS.md: definitions.Definitions.names)."""
         return {n: i for i, n in enumerate(self.names_text.split("\0"))} if self.names_text else {}
 
     def defined(self, files: list[str]) -> dict[str, int]:
@@ -132,7 +132,9 @@ def _slots(keys: np.ndarray, dst: np.ndarray, name: np.ndarray, width: int) -> n
     return np.where(keys[at] == row_key, at + 2, 0).astype(np.int32)
 
 
-@lru_cache(maxsize=2)  # as _families: a file list's documents took a ranking 1 ms a time
+# As edges._families: the graph's files change seldom, and testing each costs every ranking
+# (bench/RESULTS.md: definitions.documents).
+@lru_cache(maxsize=2)
 def documents(files: tuple[str, ...]) -> np.ndarray:
     """Whether each file is a document (tags.is_document)."""
     documents = np.fromiter(map(is_document, files), dtype=bool, count=len(files))

@@ -55,8 +55,8 @@ class Edges:
     @cached_property
     def walk(self) -> Walk:
         """The random walk over the rows as they are: kept, since a task rescales rows only
-        when it names identifiers or focus files (a kernel's takes 0.15 s to make per query,
-        0.09 s before its per-pair form, which saves 0.18 s of PageRank)."""
+        when it names identifiers or focus files, and a large graph's walk, in the per-pair form
+        PageRank gains by, is slow to make for every query (bench/RESULTS.md: edges.Edges.walk)."""
         return Walk.of(len(self.files), self.src, self.dst, self.weight, self.external, self.pairs)
 
     @cached_property
@@ -66,15 +66,16 @@ class Edges:
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The graph with its pairs and walk, which a process would otherwise make again before
-        its first ranking (Django: 7 ms of an edited map's 0.25 s; the kernel: 0.15 s)."""
+        its first ranking (bench/RESULTS.md: edges.Edges.walk)."""
         made = "walk" not in self.__dict__
         arrays = {"src": self.src, "dst": self.dst, "name": self.name, "weight": self.weight,
                   "external": self.external, "ref_external": self.ref_external, "secondary": self.secondary,
                   "files": packed(self.files), "names": packed(self.names), "state": packed([self.state]),
                   "pairs": self.pairs, **{f"walk_{part.name}": getattr(self.walk, part.name) for part in fields(Walk)}}
         if made and self.joined_again is None:  # a whole graph's is let go once stored, till ranking asks:
-            del self.__dict__["walk"]  # kept, it raised a cold kernel map's peak by 140 MB; one joined again
-            # after an edit is ranked next, and the kernel's walk takes 0.3 s or more to make again
+            del self.__dict__["walk"]  # kept, it raises a cold map's peak memory; one joined again
+            # after an edit is ranked next, and a large graph's walk is slow to make again
+            # (bench/RESULTS.md: edges.Edges.walk)
         return arrays
 
     @classmethod
@@ -95,9 +96,9 @@ class Edges:
 
 
 def build_edges(inputs: Inputs, secondary: set[str], state: str) -> Edges:
-    """Join every file's references to the files defining the name, in numpy: a kernel-sized
-    graph has tens of millions of rows, too many for Python objects. `state`: that of the
-    files the inputs are (Edges.state)."""
+    """Join every file's references to the files defining the name, in numpy: a large tree's
+    graph has far too many rows for Python objects (bench/RESULTS.md: edges.build_edges).
+    `state`: that of the files the inputs are (Edges.state)."""
     numbered = _Numbered.of(inputs)
     every = np.arange(len(numbered.ref_name))
     is_secondary = np.array([f in secondary for f in inputs.files], dtype=bool)
@@ -155,13 +156,14 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
                                                   np.flatnonzero(affected_now[new.def_name]))
     kept = ~affected[edges.name]
     gone = np.flatnonzero(~kept)
-    # The last graph's walk is let go unless the new one is made of it (a kernel's is 300 MB).
+    # The last graph's walk is let go unless the new one is made of it (a large graph's is big:
+    # bench/RESULTS.md: edges.Edges.walk).
     walk = edges.__dict__.pop("walk", None)
     in_place = len(gone) == len(src) and all(np.array_equal(column[gone], part) for column, part in
                                              ((edges.dst, dst), (edges.src, src), (old_name, name)))
     if in_place:
         # The rows joined again are the rows taken out (a definition grew: only weights move),
-        # so they go back in their places: a kernel's graph is not laid out again.
+        # so they go back in their places: a large graph is not laid out again.
         columns = [edges.src, edges.dst, old_name, edges.weight.copy()]
         moved = not np.array_equal(columns[3][gone], weight)
         columns[3][gone] = weight
@@ -197,7 +199,7 @@ def updated_edges(edges: Edges, before: Inputs, after: Inputs, secondary: set[st
 def _moved_names(names: Sequence[str], to_now: np.ndarray, count: int, now) -> list[str]:
     """The `count` names of a graph after an edit: each of the last one's `names` where
     `to_now` puts it (-1: gone), the others now(number). Copied in runs, not one at a time
-    (Django's 29,700: 6 ms), as an edit moves a few."""
+    (bench/RESULTS.md: edges._moved_names), as an edit moves a few."""
     listed = names if isinstance(names, list) else list(names)
     kept = np.flatnonzero(to_now >= 0)
     places = to_now[kept]
@@ -216,7 +218,7 @@ def _altered(before: Inputs, after: Inputs, changed: np.ndarray, count: str, par
     """The names (as `before` numbers them, and as `after` does) whose rows among `parts`
     differ between the two in the files marked `changed`, rows matched by name (a file has
     one row a name): a call added changes one row, so only that name's rows are joined again,
-    not those of every name the file uses (the kernel's include/linux/device.h uses 1,500);
+    not those of every name the file uses (a large header uses many: bench/RESULTS.md: edges._altered);
     and the rows alike in both (before's, after's). `renamed`: renaming(before, after)."""
     files = np.flatnonzero(changed)
     rows = [rows_of(getattr(inputs, count), changed) for inputs in (before, after)]
@@ -261,7 +263,8 @@ class _Numbered:
 
     @classmethod
     def of(cls, inputs: Inputs, names: Sequence[str] | None = None, used: np.ndarray | None = None) -> _Numbered:
-        """`names`: those of the graph, if known (a kernel's million take 0.1 s to list);
+        """`names`: those of the graph, if known (a large tree's are slow to list:
+        bench/RESULTS.md: edges._Numbered);
         `used`: in_graph(inputs), if known."""
         used = in_graph(inputs) if used is None else used
         renumber = (np.cumsum(used) - 1).astype(np.int32)
@@ -286,7 +289,9 @@ def _context(numbered: _Numbered, files: list[str], is_secondary: np.ndarray) ->
                                           minlength=len(names)), len(files)))
 
 
-@lru_cache(maxsize=2)  # the graph's files change seldom; numbering them took Django's edit 5 ms
+# The graph's files change seldom, and numbering them costs every edit (bench/RESULTS.md:
+# edges._families).
+@lru_cache(maxsize=2)
 def _families(files: tuple[str, ...]) -> np.ndarray:
     """Each file's family (tags.family_for) as a number, equal for files of one family."""
     numbers: dict[str, int] = {}
@@ -323,8 +328,7 @@ def _joined(numbered: _Numbered, context: _Context, refs: np.ndarray, defs: np.n
 def _by_name_then_file(name: np.ndarray, file: np.ndarray, files: int) -> np.ndarray:
     """References in the order of their names, then files: np.lexsort((file, name)), as one
     sort of a number each reference has alone (a file references a name once:
-    index.FileInfo.ref_names), which is 3-5 times quicker (Django's 54,000: 0.6 ms, not 3.4;
-    3 million: 0.12 s, not 0.29)."""
+    index.FileInfo.ref_names), which is quicker (bench/RESULTS.md: edges._by_name_then_file)."""
     return np.argsort(name.astype(np.int64) * files + file)
 
 

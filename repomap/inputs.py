@@ -21,8 +21,8 @@ class Inputs:
     ref_counts and names (index.FileInfo) as columns over the files in path order, with the
     names numbered in sorted order. They are kept (and stored) per state of what the files
     define and reference; after an edit only the changed files' parts are gathered again
-    and spliced in (`spliced`): gathering every file's part read every file's row (Django:
-    0.13 s of the 0.5 s a map took after a call was added inside a body)."""
+    and spliced in (`spliced`): gathering every file's part reads every file's row, a large
+    share of a map after an edit (bench/RESULTS.md: inputs.Inputs.spliced)."""
 
     files: list[str]
     links: np.ndarray  # per file, the first 8 bytes of its FileInfo.links as a number: which parts changed
@@ -82,10 +82,12 @@ class Inputs:
         kept[kept] = self.links[old[kept]] == links[kept]
         new = Inputs.of(infos, [path for path, same in zip(files, kept.tolist()) if not same])
         # The names the files gathered again had: an edit seldom changes them, and each is found
-        # among a kernel's 2.3 million without a bisect (21 names decoded).
+        # among a large tree's names without a bisect, which decodes the names it passes
+        # (bench/RESULTS.md: inputs.Inputs.spliced).
         again = np.zeros(len(self.files), dtype=bool)
         again[old[~kept & (old >= 0)]] = True
-        # (A set, not np.unique: its first call imports numpy.ma, 9 ms.)
+        # (A set, not np.unique: its first call imports numpy.ma, which the edit would wait for;
+        # bench/RESULTS.md: inputs.Inputs.spliced.)
         had = set(np.concatenate([getattr(self, parts[0])[rows_of(getattr(self, count), again)]
                                   for count, parts in PARTS.items()]).tolist())
         names, old_to, new_to = _merged(self.names, new.names, {self.names[k]: k for k in had})

@@ -235,9 +235,9 @@ class Walk:
     """The transitions of PageRank over the files and one sink node (references to names
     defined nowhere here): each file's out-weights sum to 1. Per row of the graph (then one
     per file with references to the sink), for ranking._inflow; and per pair of files, parallel rows
-    summed and grouped by target, for PageRank: a kernel's 7.2 million rows are 4.3 million
-    pairs, and a sum per target over adjacent pairs is faster than a scattered one (a kernel
-    query's PageRank 0.25 -> 0.07 s)."""
+    summed and grouped by target, for PageRank: a large graph has far fewer pairs than rows,
+    and a sum per target over adjacent pairs is faster than a scattered one (bench/RESULTS.md:
+    ranking.Walk)."""
 
     rows: np.ndarray
     share: np.ndarray
@@ -267,7 +267,8 @@ class Walk:
         files' mass to the sink (`external`, now edges.external) may have moved: the shares of
         the files whose rows moved made again (as Walk.of makes them, to the last bit), the
         others' kept. None where a file's sink row comes or goes (then it is made whole). A
-        definition grown by an edit moves a few files' rows: a kernel's walk took 0.3 s to make."""
+        definition grown by an edit moves a few files' rows, and a large graph's walk is slow to
+        make whole (bench/RESULTS.md: ranking.Walk)."""
         n, rows_n = len(edges.files), len(edges.src)
         sink = np.flatnonzero(edges.external > 0)
         if len(sink) != len(self.rows) - rows_n or not np.array_equal(sink, self.rows[rows_n:]):
