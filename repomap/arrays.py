@@ -1,5 +1,5 @@
 """Array helpers the graph, ranking, names and search share: strings stored as one array of
-bytes, checks of stored numbers, and runs in sorted columns. A leaf: it imports nothing
+bytes, checks of stored numbers, runs in sorted columns, and rows put among others. A leaf: it imports nothing
 from the package, so any stage may use it."""
 
 from __future__ import annotations
@@ -80,3 +80,19 @@ def run_starts(*columns: np.ndarray) -> np.ndarray:
         changed |= column[1:] != column[:-1]
     return np.flatnonzero(np.concatenate([[len(columns[0]) > 0], changed]))
 
+
+def inserted(columns: list[np.ndarray], kept: np.ndarray, at: np.ndarray, parts: list[np.ndarray]
+             ) -> list[np.ndarray]:
+    """Each column's `kept` rows with its part's rows put before the kept rows numbered by
+    `at` (non-decreasing), as np.insert would, with the places found once for every column
+    (np.insert finds them per column, a large share of a graph's update: bench/RESULTS.md:
+    arrays.inserted)."""
+    taken = np.zeros(int(kept.sum()) + len(at), dtype=bool)
+    taken[at + np.arange(len(at))] = True
+    rest, out = ~taken, []
+    for column, part in zip(columns, parts):
+        joined = np.empty(len(taken), dtype=column.dtype)
+        joined[rest] = column[kept]
+        joined[taken] = part
+        out.append(joined)
+    return out

@@ -15,7 +15,9 @@ from .scan import Scan
 if TYPE_CHECKING:
     import numpy as np
 
-    from .graph import Definitions, Edges, Inputs
+    from .definitions import Definitions
+    from .edges import Edges
+    from .inputs import Inputs
 
 T = TypeVar("T")
 
@@ -143,25 +145,25 @@ class Artifacts:
     def edges(self, scan: Scan) -> Edges:
         """The reference graph of what the files define and reference: after an edit, the last
         one with the rows of the names whose parts the changed files changed joined again."""
-        from . import graph
+        from . import edges
 
-        def update(last: graph.Edges, state: str) -> graph.Edges | None:
+        def update(last: Edges, state: str) -> Edges | None:
             after = self.inputs(scan)
             before = self._inputs_of(state)
             if before is None:
                 return None
-            return graph.updated_edges(last, before, after, self.secondary(scan, (last, before, after)), scan.links)
+            return edges.updated_edges(last, before, after, self.secondary(scan, (last, before, after)), scan.links)
 
         return self.cache.get(Key("edges", scan.links),
-                              lambda: graph.build_edges(self.inputs(scan), self.secondary(scan), scan.links),
-                              Codec(graph.Edges.to_arrays, graph.Edges.from_arrays), update)
+                              lambda: edges.build_edges(self.inputs(scan), self.secondary(scan), scan.links),
+                              Codec(edges.Edges.to_arrays, edges.Edges.from_arrays), update)
 
     def definitions(self, scan: Scan, edges: Edges) -> Definitions:
         """The graph's definitions as columns (made of what the files define, as the graph is):
         after an edit that changed no file's definitions' names, the last ones with the slots
         of the rows joined again. The graph's last inputs are let go here (it always follows
         `edges`), and the three are stored while the map is ranked and rendered."""
-        from .graph import Definitions
+        from .definitions import Definitions
 
         def update(last: Definitions, state: str) -> Definitions | None:
             before = self._inputs_of(state)
@@ -179,7 +181,7 @@ class Artifacts:
         any state) with the parts of the files changed since gathered again (an edit: the
         edited file's), else every file's part. The last ones are held (`_replaced`) till the
         graph is made from them."""
-        from .graph import Inputs
+        from .inputs import Inputs
 
         def update(last: Inputs, state: str) -> Inputs:
             self._replaced = (Key("inputs", state), last)
@@ -194,10 +196,10 @@ class Artifacts:
         return before[1] if before is not None and before[0] == Key("inputs", state) else None
 
     def graph_state(self, scan: Scan) -> str:
-        """The state whose graph and definitions equal this scan's (Edges.state)."""
+        """The state whose graph and definitions equal this scan's (Edges.links_digest)."""
         edges = self.edges(scan)
         self.definitions(scan, edges)  # made with the graph, as ever: the next process updates them
-        return edges.state
+        return edges.links_digest
 
     def secondary(self, scan: Scan, since: tuple[Edges, Inputs, Inputs] | None = None) -> set[str]:
         """Tests, vendored and generated files by their names, and copies in mirror folders.
@@ -207,7 +209,7 @@ class Artifacts:
         the copy of two is as it was: finding them again is a pass over every file's names."""
         def made() -> set[str]:
             as_last = self._evidence[1] == scan.evidence \
-                and (not scan.evidence or since is not None and self._evidence[0] == since[0].state)
+                and (not scan.evidence or since is not None and self._evidence[0] == since[0].links_digest)
             self._evidence = (scan.links, scan.evidence)
             if since is not None and as_last:
                 last, before, after = since

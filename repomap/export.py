@@ -20,7 +20,7 @@ from .render import packaged_template, signatures
 from .tags import language_for
 
 if TYPE_CHECKING:
-    from .graph import Edges
+    from .edges import Edges
     from .ranking import RankedList
 
 NAMES_PER_EDGE = 5  # the names that link two files, heaviest first

@@ -75,7 +75,7 @@ class Mapper:
         # map, unless it compared copies whose bodies changed: nothing is ranked or rendered.
         # An edit that changes both but leaves the graph and its definitions as they were (a
         # comment inside a function whose name is defined once) leaves the map stored for that
-        # graph (Edges.state) with these views: nothing is ranked or rendered either.
+        # graph (Edges.links_digest) with these views: nothing is ranked or rendered either.
         by_view = not query.strip() and self.options.template is None and self.options.fmt in config.VIEW_FORMATS
         found = f"{scan.links}:{scan.views}" if by_view else scan.state
         states = {stamped, found} if reuse else {found}  # what the map is kept for

@@ -1,4 +1,4 @@
-"""Rank files and definitions: personalized PageRank over the file reference graph (graph.py).
+"""Rank files and definitions: personalized PageRank over the file reference graph (edges.py).
 
 What steers it comes from the task: names the task mentions count more, and references
 from the files in the chat much more; files search finds for the task's text lead. Rank
@@ -20,7 +20,8 @@ import numpy as np
 from . import cache
 from .artifacts import Codec, Key
 from .arrays import run_places, within
-from .graph import Definitions, Edges, Walk, documents
+from .definitions import documents
+from .pagerank import Walk, inflow, pagerank
 from .index import FileInfo
 from .tags import Tag
 from .weights import (FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_FILE_TOKENS, FOUND_FILES, FOUND_HIT_TOKENS,
@@ -30,6 +31,8 @@ from .words import Names, mentions, stemmed_subwords, task_text
 
 if TYPE_CHECKING:
     from .artifacts import Artifacts
+    from .definitions import Definitions
+    from .edges import Edges
     from .scan import Scan
     from .search import Hit
     from .search_index import SearchIndex
@@ -223,7 +226,7 @@ def scores(signals: Signals, edges: Edges, every: Definitions) -> tuple[np.ndarr
     kept = ~in_focus[every.file]
     number = np.flatnonzero(kept)
     in_file, match, mentioned = every.file[kept], match[kept], mentioned[kept]
-    received = _inflow(walk, len(edges.src), file_rank, every.target[kept], every.row_target)
+    received = inflow(walk, len(edges.src), file_rank, every.target[kept], every.row_target)
 
     # What the task names counts as if referenced by its own file, whatever the graph says.
     own = np.where(mentioned, 1.0, OWN_BASE + OWN_MATCH * np.minimum(match, 1.0))
@@ -231,40 +234,6 @@ def scores(signals: Signals, edges: Edges, every: Definitions) -> tuple[np.ndarr
     score *= scale[in_file]
     score *= 1.0 + FOUND_LIFT * found[in_file]  # more of the found files' definitions
     return number, score, dict(zip(files, file_rank.tolist()))
-
-
-def _inflow(walk: Walk, n_rows: int, file_rank: np.ndarray, target: np.ndarray, row_target: np.ndarray
-            ) -> np.ndarray:
-    """Rank that flows into each definition's slot (Definitions.target) along the first
-    `n_rows` rows of the walk (the graph's; the sink's follow), summed in numpy (tens of
-    millions of rows would not fit in memory as Python objects)."""
-    flow = file_rank[walk.rows[:n_rows]] * walk.share[:n_rows]
-    inflow = np.bincount(row_target, weights=flow, minlength=int(target.max(initial=1)) + 1)
-    inflow[:2] = 0.0
-    return inflow[target]
-
-
-def pagerank(walk: Walk, personal: np.ndarray, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
-             ) -> np.ndarray:
-    """Personalized PageRank by power iteration, as networkx computes it: the sink and files
-    without outgoing edges hand their rank out again by the personalization vector. Returns
-    the files' ranks (the sink's share left out)."""
-    n = len(personal)
-    if n == 0:
-        return np.zeros(0)
-    p = np.append(personal, 0.0) / personal.sum()
-    x = p.copy()
-    moved = np.empty(len(walk.pair_rows))  # one buffer for every iteration: the graph may be large
-    spread = np.zeros(n + 1)
-    for _ in range(max_iter):
-        previous = x
-        np.take(previous, walk.pair_rows, out=moved, mode="clip")  # in range; "raise" would copy through a buffer
-        moved *= walk.pair_share
-        spread[walk.targets] = np.add.reduceat(moved, walk.target_starts)
-        x = alpha * (spread + previous[walk.dangling].sum() * p) + (1 - alpha) * p
-        if np.abs(x - previous).sum() < (n + 1) * tol:
-            break
-    return x[:n]
 
 
 def _match(name: str, signals: Signals) -> float:
@@ -297,7 +266,7 @@ def _personalization(scale: np.ndarray, in_focus: np.ndarray, named: np.ndarray,
 class Ranker:
     """The ranking of a scan for a task, made of its reference graph, its definitions and the
     task's signals; kept (and stored) per task while the graph and its definitions are those
-    of the same state (Edges.state), so an edit that changes neither ranks nothing
+    of the same state (Edges.links_digest), so an edit that changes neither ranks nothing
     (bench/RESULTS.md: kept ranking). With a task text it is kept only in memory while no
     file changes at all (search steers it): the stored map answers the same request on the
     same files, and a large repository's ranking is much to write."""
@@ -317,7 +286,7 @@ class Ranker:
         asked = query.strip() != ""
         edges = self.artifacts.edges(scan)
         every = self.artifacts.definitions(scan, edges)
-        task = [scan.state if asked else edges.state, sorted(filter(None, map(self.relative, focus))),
+        task = [scan.state if asked else edges.links_digest, sorted(filter(None, map(self.relative, focus))),
                 sorted((str(m), self.relative(m) or "") for m in mention_files),  # a mention may be a basename
                 mention_idents, query, (budget or self.tokens) if asked else None]
         codec = None if asked else Codec(dict, lambda arrays: RankedList.checked(arrays, every, edges))

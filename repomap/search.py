@@ -9,9 +9,10 @@ the query's words gains more than one that repeats a few (coordination).
 A file's search documents are made when it is tagged (`terms.file_terms`) and stored beside its
 tags, so a query reads postings, not sources. `Postings` joins every file's into columns,
 with the rows in buckets by word, and is stored in a file of its own that a search maps into
-memory: it reads the rows of its own words, a few megabytes of a kernel's gigabyte. Files
-changed since then get small postings of their own, laid over the stored ones (`Overlay`),
-so an edit costs one file's worth and BM25's figures stay those of a fresh build.
+memory: it reads the rows of its own words, a small part of a large tree's postings
+(bench/RESULTS.md: search.Postings). Files changed since then get small postings of their
+own, laid over the stored ones (`Overlay`), so an edit costs one file's worth and BM25's
+figures stay those of a fresh build.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from .arrays import packed, run_places, run_starts, unpacked, within
-from .graph import Definitions
+from .definitions import Definitions
 from .tags import Tag
 from .terms import BUCKETS, CODES, COLUMNS, USED, word_key
 from .weights import (B, CODE_NAME, CODE_USE, COORD, FILE_CANDIDATES, FILE_EVIDENCE, FILE_EVIDENCE_HITS, K1,
@@ -91,14 +92,16 @@ class Postings:
         doc_file = np.repeat(np.arange(len(paths), dtype=np.int32), np.frombuffer(per_file, dtype=np.int64))
         length = c.pop("length").astype(np.float64)
         # Rows by the low 16 bits of their word's key (a radix sort, and a query scans only its
-        # words' buckets; a full sort by word took the kernel's 58 million rows 8 s). A row keeps
-        # the next 32 bits: two of a kernel's 240,000 words share all 48 with a chance of 1 in 10,000.
+        # words' buckets; a full sort by word is slow on a large tree). A row keeps the next 32
+        # bits: two of a large tree's words seldom share all 48 (bench/RESULTS.md: search.Postings.build).
         bucket, rows = c.pop("bucket"), {"word": c.pop("word")}
         order, starts = _bucket_order(bucket)
         del bucket
         rows["doc"] = np.repeat(np.arange(n_docs, dtype=np.int32), c.pop("n_words"))
         rows["count"] = c.pop("count")
-        for name in rows:  # one column at a time, the unsorted one let go: a kernel's are 230 MB each
+        # One column at a time, the unsorted one let go: a large tree's are big (bench/RESULTS.md:
+        # search.Postings.build).
+        for name in rows:
             rows[name] = rows[name][order]
         del order
         group = _groups(c["copy_key"], c.pop("own_key"), _linked(c["copy_key"], linked))
@@ -152,18 +155,18 @@ def _linked(copy_key: np.ndarray, linked: Postings | None) -> np.ndarray:
     return label
 
 
-# Ranges of buckets _bucket_order sorts one at a time. By hand: with 8, each range's arrays
-# are an eighth of the whole sort's; the kernel's build (measured in one process, sampling its
-# RSS) peaked at +1,648 MB over what the process held instead of +2,072, in the same 15-18 s.
-# The order is the same whatever the number: it bounds memory, it does not tune an answer.
+# Ranges of buckets _bucket_order sorts one at a time. By hand: each range's arrays are that
+# share of the whole sort's, which lowers a large build's peak memory and not its speed
+# (bench/RESULTS.md: search.ORDER_PARTS). The order is the same whatever the number: it
+# bounds memory, it does not tune an answer.
 ORDER_PARTS = 8
 
 
 def _bucket_order(bucket: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """np.argsort(bucket, kind="stable"), as int32 where that holds every row, and where each
     bucket starts in that order; made one range of buckets at a time: argsort of the whole
-    column holds two int64 arrays as long as it (a kernel's 58 million rows: 930 MB), and
-    np.bincount one more."""
+    column holds two int64 arrays as long as it, and np.bincount one more (bench/RESULTS.md:
+    search.ORDER_PARTS)."""
     order = np.empty(len(bucket), dtype=np.int32 if len(bucket) < 1 << 31 else np.int64)
     starts = np.empty(BUCKETS + 1, dtype=np.int64)
     at, step = 0, BUCKETS // ORDER_PARTS
@@ -203,7 +206,7 @@ def _groups(copy_key: np.ndarray, own_key: np.ndarray, label: np.ndarray) -> np.
 class Overlay:
     """Search over stored postings with those of files changed since laid over them: a
     stored file that changed (or went) is left out of the stored part, and its new version is
-    in the other. Definitions are known by their number in graph.Definitions (`first[file] +
+    in the other. Definitions are known by their number in definitions.Definitions (`first[file] +
     index`), which is also the order of ties."""
 
     def __init__(self, parts: list[tuple[Postings, np.ndarray]], files: list[str], every: Definitions,

@@ -14,7 +14,8 @@ from .scan import Scan
 from .search import Overlay, Postings
 
 if TYPE_CHECKING:
-    from .graph import Definitions, Edges
+    from .definitions import Definitions
+    from .edges import Edges
 
 # Search postings are built anew (and stored) once more than this share of the files changed
 # since the stored ones; until then each process builds postings of the changed files only,

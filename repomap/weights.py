@@ -5,7 +5,7 @@ under the constant's name, "weights.NAME". Numbers marked "by hand" were chosen 
 few maps looked like and have not been swept; change them only with both dev sets measured.
 """
 
-# --- The file graph and the map (graph.py, ranking.py) ---
+# --- The file graph and the map (edges.py, ranking.py) ---
 
 # References from the files in the chat: what they use is what the next edit touches. By hand.
 FOCUS_EDGE = 50.0
@@ -19,7 +19,7 @@ MENTIONED_FILE = 100.0
 FOUND_FILE = 100.0
 # Personalization alone leaves search's first file out of the map when definitions elsewhere
 # share the task's words and it matches by its bodies. So the best definition of each of the
-# first found files comes first, in search's order (graph._found_first), and a found file's
+# first found files comes first, in search's order (ranking._found_first), and a found file's
 # definitions are multiplied by 1 + FOUND_LIFT/place, which brings more of them. Search is not
 # guided by search. bench/RESULTS.md: weights.FOUND_LIFT
 FOUND_LIFT = 20.0

@@ -37,8 +37,8 @@ def stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
 
 
-# A kernel query's words share sub-words with up to 35,000 names; a kept RepoMap's next
-# queries find most of them here.
+# A query's words share sub-words with many of a large tree's names; a kept RepoMap's next
+# queries find most of them here (bench/RESULTS.md: words.stemmed_subwords).
 @lru_cache(maxsize=1 << 18)
 def stemmed_subwords(identifier: str) -> tuple[str, ...]:
     return tuple(map(stem, subwords(identifier)))
@@ -52,9 +52,9 @@ def tokens(text: str) -> list[str]:
 class Memo(dict):
     """A one-argument function's results by argument, for lookups made millions of times: a
     hit is one dict lookup in C. functools.lru_cache's bookkeeping on each hit, and its misses
-    once a kernel's words outgrew it, cost file_terms 8% (12,000 kernel files in tree order, as
-    a worker takes them: 32.2 -> 29.5 s). It holds at most `size` results and forgets them all
-    when full, which keeps a tagging worker's memory bounded."""
+    once a large tree's words outgrow it, slow file_terms (bench/RESULTS.md: words.Memo). It
+    holds at most `size` results and forgets them all when full, which keeps a tagging
+    worker's memory bounded."""
 
     def __init__(self, function: Callable[[str], Any], size: int):
         super().__init__()
@@ -82,7 +82,7 @@ def token_terms(token: str) -> tuple[str, ...]:
 
 def terms(text: str) -> list[str]:
     """Stemmed sub-words of the identifiers and words in `text`, stopwords left out. (No
-    Python loop: a kernel's bodies hold half a billion words.)"""
+    Python loop: a large tree's bodies hold too many words; bench/RESULTS.md: words.terms.)"""
     return list(chain.from_iterable(map(token_terms, _WORD.findall(text))))
 
 
@@ -111,7 +111,8 @@ class Names:
     """What one state of the files defines, with the sub-words of every name counted and
     indexed once, so a task's words are weighed without a pass over all the names, and
     matched only against the names that share one of them. Sorted lists and columns of
-    numbers, stored as arrays: a kernel's million names took 6 s to load as dictionaries."""
+    numbers, stored as arrays: a large tree's names are slow to load as dictionaries
+    (bench/RESULTS.md: words.Names)."""
 
     files: list[str]
     names: list[str]  # every defined name, sorted

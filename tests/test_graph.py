@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 from repomap.arrays import run_starts
-from repomap.graph import Walk
-from repomap.ranking import pagerank
+from repomap.pagerank import Walk, pagerank
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -48,16 +47,19 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
     makes the definitions whole); inputs, graph and definitions equal those made whole, and every
     map, in a kept RepoMap and in a new one, a fresh map. Where neither the graph nor its
     definitions changed, they keep the last state, and nothing is ranked again."""
-    from repomap import graph, ranking
+    from repomap import ranking
     from repomap.api import RepoMap
+    from repomap.definitions import Definitions
+    from repomap.edges import build_edges
+    from repomap.inputs import Inputs
 
     gathered, built = [], []
-    gather, build, define, rank = graph.Inputs.of.__func__, graph.build_edges, graph.Definitions.of.__func__, ranking.rank
+    gather, build, define, rank = Inputs.of.__func__, build_edges, Definitions.of.__func__, ranking.rank
     monkeypatch.setattr(ranking, "rank", lambda *args: built.append("ranking") or rank(*args))
-    monkeypatch.setattr(graph.Inputs, "of", classmethod(
+    monkeypatch.setattr(Inputs, "of", classmethod(
         lambda cls, infos, files: gathered.append(list(files)) or gather(cls, infos, files)))
-    monkeypatch.setattr(graph, "build_edges", lambda *args: built.append("graph") or build(*args))
-    monkeypatch.setattr(graph.Definitions, "of", classmethod(
+    monkeypatch.setattr("repomap.edges.build_edges", lambda *args: built.append("graph") or build(*args))
+    monkeypatch.setattr(Definitions, "of", classmethod(
         lambda cls, *args: built.append("definitions") or define(cls, *args)))
     cache_dir = tmp_path / "cache"
     kept = RepoMap(shop, cache_dir=cache_dir, tokens=300)
@@ -97,20 +99,20 @@ def test_after_an_edit_the_graph_gathers_the_changed_files_alone(shop, tmp_path,
         maps = [kept.build().text, RepoMap(shop, cache_dir=cache_dir, tokens=300).build().text]
         assert gathered and all(len(files) <= 1 for files in gathered)  # the edited file, if it is there
         scan = kept.scan()
-        whole = gather(graph.Inputs, scan.infos, sorted(scan.infos))
+        whole = gather(Inputs, scan.infos, sorted(scan.infos))
         made = kept.artifacts.inputs(scan).to_arrays()
         assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in whole.to_arrays().items())
         edges, fresh = kept.artifacts.edges(scan), build(whole, kept.artifacts.secondary(scan), scan.links)
-        assert edges.state == (last.state if joined is not None and joined[2] else scan.links) != ""
+        assert edges.links_digest == (last.links_digest if joined is not None and joined[2] else scan.links) != ""
         if joined is not None:
             names, in_place, _ = joined
             at = edges.joined_again[1]
             found = {edges.names[k] for k in edges.name[at + np.arange(len(at))].tolist()}
             assert found == names
             assert (edges.src is last.src) == in_place
-        for made, due in ((edges, fresh), (kept.artifacts.definitions(scan, edges), define(graph.Definitions, fresh, whole))):
+        for made, due in ((edges, fresh), (kept.artifacts.definitions(scan, edges), define(Definitions, fresh, whole))):
             made, due = made.to_arrays(), due.to_arrays()
-            made.pop("state", None), due.pop("state", None)
+            made.pop("links_digest", None), due.pop("links_digest", None)
             assert made.keys() == due.keys()
             assert all(np.array_equal(made[k], v) and made[k].dtype == v.dtype for k, v in due.items())
         assert maps == [RepoMap(shop, use_cache=False, tokens=300).build().text] * 2
@@ -186,8 +188,8 @@ def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop
     too joins again only the edited file's rows, and its map is a fresh map."""
     import threading
 
-    from repomap import graph
     from repomap.api import RepoMap
+    from repomap.edges import build_edges
 
     cache_dir = tmp_path / "cache"
     writer = RepoMap(shop, cache_dir=cache_dir, tokens=300)
@@ -206,8 +208,8 @@ def test_a_process_reading_while_the_graph_is_stored_joins_it_again_as_well(shop
     monkeypatch.setattr(store, "save_arrays", save_arrays)
     cart = shop / "shop" / "cart.py"
     cart.write_text(cart.read_text().replace("        return item", "        self.add(item)\n        return item"))
-    built, build = [], graph.build_edges
-    monkeypatch.setattr(graph, "build_edges", lambda *args: built.append("graph") or build(*args))
+    built, build = [], build_edges
+    monkeypatch.setattr("repomap.edges.build_edges", lambda *args: built.append("graph") or build(*args))
     writer.build()
     if written < 4:
         assert paused.wait(30)

@@ -54,8 +54,8 @@ def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     assert again.returncode == 0 and again.stdout == first.stdout
     imported = modules_imported(again)
     assert "repomap.api" in imported
-    assert not imported & {"numpy", "jinja2", "tree_sitter", "tiktoken", "multiprocessing", "repomap.graph",
-                            "repomap.ranking"}
+    assert not imported & {"numpy", "jinja2", "tree_sitter", "tiktoken", "multiprocessing", "repomap.inputs",
+                            "repomap.edges", "repomap.definitions", "repomap.ranking"}
 
 
 def test_a_touched_file_is_hashed_not_parsed(tree, tmp_path):
@@ -69,8 +69,8 @@ def test_a_touched_file_is_hashed_not_parsed(tree, tmp_path):
     assert again.returncode == 0 and again.stdout == first.stdout
     imported = modules_imported(again)
     assert "repomap.api" in imported
-    assert not imported & {"numpy", "tree_sitter", "multiprocessing", "repomap.graph", "repomap.search",
-                            "repomap.ranking"}
+    assert not imported & {"numpy", "tree_sitter", "multiprocessing", "repomap.inputs", "repomap.edges",
+                            "repomap.definitions", "repomap.search", "repomap.ranking"}
 
 
 def test_touch_without_change_is_not_parsed_again(tree, tmp_path):
