@@ -1,0 +1,40 @@
+"""A repository with one small file per language: each file shows in the map, and search
+finds a definition of each (issue #46's "done when"). The files are the tag fixtures."""
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import run
+from repomap import RepoMap
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tags"
+SAMPLES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".tags")
+
+
+def _first_definition(sample: Path) -> str:
+    """The ID (less any ~N) of the first definition the fixture's expectation lists."""
+    for line in sample.with_name(sample.name + ".tags").read_text().splitlines():
+        parts = line.split()
+        if parts[1] == "def":
+            return (parts[3] if parts[2] == "local" else parts[2]).split("~")[0]
+    raise AssertionError(f"no definition in {sample}")
+
+
+def test_every_language_shows_in_one_map_and_search_finds_its_definitions(tmp_path):
+    root = tmp_path / "polyglot"
+    for sample in SAMPLES:
+        target = root / sample.parent.name / sample.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(sample, target)
+    result = run("map", root, "--tokens", "100000", "--format", "json", "--no-cache")
+    assert result.returncode == 0, result.stderr
+    shown = {f["path"] for f in json.loads(result.stdout)["files"]}
+    assert shown == {f"{s.parent.name}/{s.name}" for s in SAMPLES}
+    repo = RepoMap(root, use_cache=False)
+    for sample in SAMPLES:
+        rel = f"{sample.parent.name}/{sample.name}"
+        wanted = f"{sample.parent.name}/{_first_definition(sample)}"
+        name = wanted.split("::", 1)[1].rsplit("#", 1)[0].rsplit(".", 1)[-1]
+        hits = repo.search(name, limit=10, path=rel)
+        assert wanted in {h.tag.id.split("~")[0] for h in hits}, (wanted, [h.tag.id for h in hits])
