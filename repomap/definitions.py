@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .arrays import inserted, taken, within
-from .index import FileInfo
+from .payload import FileInfo
 from .inputs import Inputs, in_graph, same_definitions
 from .tags import Tag, is_document
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class Definitions:
     """Every definition of the graph's files as columns, numbered in path order and then as
     each file lists them (which is the order of their start bytes). They depend only on what
-    the files define and the graph (index.FileInfo.links): an edit that changes neither keeps
+    the files define and the graph (payload.FileInfo.links): an edit that changes neither keeps
     them, and one that leaves every file's definitions' names looks up the slots of the rows
     joined again alone (`updated`)."""
 

@@ -29,7 +29,7 @@ from .weights import COMMON_NAME_FILES, METHOD_CALL, PRIVATE_NAME, SECONDARY_FIL
 class Edges:
     """The reference graph before a task's signals: one row per (source file, target file, name).
 
-    It depends only on what each file defines and references (index.FileInfo.links), so a
+    It depends only on what each file defines and references (payload.FileInfo.links), so a
     chat loop builds it once and reuses it while no file changes that; an edit that does is
     joined again for the names it touches (updated_edges). A task's mentions and focus files
     only rescale rows.
@@ -329,7 +329,7 @@ def _joined(numbered: _Numbered, context: _Context, refs: np.ndarray, defs: np.n
 def _by_name_then_file(name: np.ndarray, file: np.ndarray, files: int) -> np.ndarray:
     """References in the order of their names, then files: np.lexsort((file, name)), as one
     sort of a number each reference has alone (a file references a name once:
-    index.FileInfo.ref_names), which is quicker (bench/RESULTS.md: edges._by_name_then_file)."""
+    payload.FileInfo.ref_names), which is quicker (bench/RESULTS.md: edges._by_name_then_file)."""
     return np.argsort(name.astype(np.int64) * files + file)
 
 

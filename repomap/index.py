@@ -9,14 +9,14 @@ import os
 import sys
 import time
 from array import array
-from dataclasses import dataclass, field, fields
 from functools import partial
 from itertools import starmap
-from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 from . import cache, discover, memory, tags
+from .payload import (KEPT_ONCE_STORED, NO_DEFS, NO_TERMS, READ, FileInfo, Known, decode_payload, encode_payload,
+                      file_info, stored_payload, terms_shaped)
 from .config import DEFAULTS
 from .errors import Changed
 from .tags import Tag
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from .watch import Events
     from .workers import Batch
 
-PAYLOAD_VERSION = 8
-NO_TERMS = marshal.dumps([])  # the search terms of a file that was not tagged
-NO_DEFS = marshal.dumps([])  # the definitions of a file that was not tagged
 # Files whose terms are counted by workers rather than here: one file's take far less than
 # starting a worker. By hand.
 PARALLEL_TERMS = 64
@@ -46,31 +43,6 @@ PRETAGGED = 8
 _BUCKET = {"call": 1, "member": 2}
 
 
-@dataclass
-class FileInfo:
-    """What ranking, rendering and search need of one file. Its definitions are kept
-    marshalled, as rows of Tag's fields, and made Tags when first asked for: a large tree has
-    millions, a map shows a few hundred of them, and all of them decoded fill the memory
-    (bench/RESULTS.md: index.FileInfo)."""
-
-    packed: bytes  # each definition's Tag fields, in the file's order, marshalled
-    names: tuple[str, ...]  # each definition's name, in the same order (interned)
-    ref_names: tuple[str, ...]  # each name the file references, once (interned: shared across files)
-    ref_counts: array  # per name, three counts: uses (imports, types, inheritance), calls, receiver calls
-    def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
-    def_methods: bytes  # per def_name, 1 when every such definition of it is a method
-    def_lines: array  # per def_name, the lines of its longest definition here (a stub is short)
-    view: bytes  # what a text or Markdown map can show of the file, as a digest (render.view)
-    links: bytes = b""  # a digest of the fields above but rows and view, and of every definition's name
-    _defs: list[Tag] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def defs(self) -> list[Tag]:
-        if self._defs is None:
-            self._defs = list(starmap(Tag, marshal.loads(self.packed)))
-        return self._defs
-
-
 class _Stored(FileInfo):
     """A stored file's FileInfo, holding `links`, `view` and the fields given as `held`; each
     other field reads all of them from the index when it is first used (`_field`). An
@@ -83,15 +55,15 @@ class _Stored(FileInfo):
     def __init__(self, indexer: Indexer, rel: str, digest: str, links: bytes, view: bytes,
                  held: dict[str, object] | None = None):
         self.links, self.view = links, view
-        self._fields = held or {}  # those of _READ held or read so far, by name
+        self._fields = held or {}  # those of READ held or read so far, by name
         self._source = (indexer, rel, digest)
 
     def _field(self, name: str):
-        """A field of _READ: held, else read now, with every other, from the index."""
+        """A field of READ: held, else read now, with every other, from the index."""
         if name not in self._fields:
             indexer, rel, digest = self._source
             info = indexer.read(rel, digest)
-            for read in _READ:
+            for read in READ:
                 self._fields.setdefault(read, getattr(info, read))
         return self._fields[name]
 
@@ -102,29 +74,6 @@ class _Stored(FileInfo):
     def_names = property(lambda self: self._field("def_names"))
     def_methods = property(lambda self: self._field("def_methods"))
     def_lines = property(lambda self: self._field("def_lines"))
-
-
-def file_info(defs: list[Tag], ref_names: tuple[str, ...], ref_counts: array, view: bytes = b"") -> FileInfo:
-    """A FileInfo with the summary of its definitions that the reference graph needs."""
-    kinds: dict[str, set[str]] = {}
-    lines: dict[str, int] = {}
-    for tag in defs:
-        if not tag.local:
-            kinds.setdefault(tag.name, set()).add(tag.kind)
-            lines[tag.name] = max(lines.get(tag.name, 0), tag.end_line - tag.line + 1)
-    return FileInfo(marshal.dumps(list(map(_FIELDS, defs))), tuple(t.name for t in defs), ref_names, ref_counts,
-                    tuple(kinds),
-                    bytes(k == {"method"} for k in kinds.values()), array("I", lines.values()), view, _defs=defs)
-
-
-@dataclass
-class _Known:
-    stamp: tuple[int, int]
-    digest: str  # content hash; "" where the file could not be read or ran out of time
-    info: FileInfo | None  # None: skipped (binary, too large, ...), for the reason in notes
-    notes: tuple[str, ...]  # counted on every scan (why skipped; syntax errors, not UTF-8)
-    terms: bytes | None = None  # what search needs (terms.file_terms), kept here only without a store, once counted
-    timed_out: float | None = None  # the time limit its tagging ran out of, if it did
 
 
 class TagJob(NamedTuple):
@@ -168,7 +117,7 @@ class Indexer:
         self.max_file_size = max_file_size
         self.parse_timeout = parse_timeout
         self.store = cache.Store(root, cache_dir)
-        self._known: dict[str, _Known] = {}
+        self._known: dict[str, Known] = {}
         self._stored: dict[str, cache.Listed] | None = None  # cache.Store.load()
         self.changed = 0  # files the last refresh had to read again
         self._last: tuple[dict, dict[str, FileInfo], list[str]] | None = None  # the last refresh: stamps, answer, notes
@@ -229,7 +178,7 @@ class Indexer:
         for rel, stamp in looked.items():
             if rel not in todo and self._stale(rel, stamp):
                 if stamp[0] > self.max_file_size:  # decided by the stamp, so a changed limit applies at once
-                    self._known[rel] = _Known(stamp, "", None, ("too large",))
+                    self._known[rel] = Known(stamp, "", None, ("too large",))
                 else:
                     self._load(rel)
         self._update(todo, meanwhile, count_terms, tagged)
@@ -304,7 +253,7 @@ class Indexer:
         when first used)."""
         row = self._stored[rel]
         info = _Stored(self, rel, row.hash, row.links, row.view) if row.links else None
-        self._known[rel] = _Known((row.size, row.changed), row.hash, info,
+        self._known[rel] = Known((row.size, row.changed), row.hash, info,
                                   tuple(row.notes.split("\n")) if row.notes else (), timed_out=row.timed_out)
 
     def read(self, rel: str, digest: str) -> FileInfo:
@@ -312,7 +261,7 @@ class Indexer:
         row is unreadable (damaged). Changed if the file no longer has this content: another
         process re-tagged it since the index was read, and the caller's graph is of the old one."""
         payload = self.store.payload_of(rel, digest)
-        known = _stored(payload, (0, 0), digest)
+        known = stored_payload(payload, (0, 0), digest)
         if known is None or known.info is None:
             self._update({rel: self._known[rel].stamp}, count_terms=False)
             known = self._known[rel]
@@ -331,7 +280,7 @@ class Indexer:
         for rel, digest, terms in self.store.terms(set(missing)):
             if digest != missing[rel].digest:
                 continue
-            if _terms_shaped(terms):
+            if terms_shaped(terms):
                 yield rel, digest, terms
                 del missing[rel]
             else:
@@ -400,8 +349,8 @@ class Indexer:
                         payload, terms = self.store.payload(rel) or (None, None)
                 else:  # workers.Failed
                     digest, timed_out = "", self.parse_timeout if answer.timed_out else None
-                    payload, terms = _encode(None, (answer.reason,)), NO_TERMS
-                known = _stored(payload, stamps[rel], digest)
+                    payload, terms = encode_payload(None, (answer.reason,)), NO_TERMS
+                known = stored_payload(payload, stamps[rel], digest)
                 if known is None:  # the stored payload was unreadable after all: tag it again
                     retry.append(self._job(rel, count_terms, stored=False))
                     continue
@@ -437,7 +386,7 @@ class Indexer:
                 known = self._known[row.path]
                 if known.info is not None and not isinstance(known.info, _Stored):
                     known.info = _Stored(self, row.path, row.hash, known.info.links, known.info.view,
-                                         {name: getattr(known.info, name) for name in _KEPT_ONCE_STORED})
+                                         {name: getattr(known.info, name) for name in KEPT_ONCE_STORED})
         memory.give_back()
 
     def _tagged(self, jobs: list[TagJob], meanwhile: Callable[[], None] | None, tagged: dict[TagJob, object]
@@ -488,18 +437,6 @@ def _changed(info: os.stat_result) -> int:
     """One number that moves whenever the file may have: its mtime, which `cp -p` or
     `rsync -t` put back after an edit, mixed with its ctime and inode, which they cannot."""
     return (info.st_mtime_ns ^ (info.st_ctime_ns << 1) ^ info.st_ino) & ((1 << 63) - 1)
-
-
-def _links(body: tuple) -> bytes:
-    """What the reference graph and the defined names are made of, as one digest: the names
-    a file references and defines (with counts, kinds and sizes), not where they are."""
-    _, names, ref_names, ref_counts, def_names, def_methods, def_lines, _ = body
-    digest = cache.hashlib.blake2b(digest_size=8)  # not marshal: its bytes vary with reference counts
-    for part in (ref_names, def_names, names):
-        digest.update("\0".join(part).encode("utf-8", "surrogatepass") + b"\1")
-    for part in (ref_counts, def_methods, def_lines):
-        digest.update(part + b"\1")
-    return digest.digest()
 
 
 def _utf8(name: str) -> bool:
@@ -558,11 +495,11 @@ def _prepare(languages: set[str], count_terms: bool) -> None:
 def _tag(job: TagJob) -> Tagged:
     data, reason = discover.read_source(Path(job.path), job.max_file_size)
     if data is None:
-        return Tagged("", _encode(None, (reason,)), NO_TERMS)
+        return Tagged("", encode_payload(None, (reason,)), NO_TERMS)
     digest = cache.content_hash(data)
     result = tags.extract(job.rel, data, job.language)
     if result is None:
-        return Tagged(digest, _encode(None, (f"no working {job.language} query",)), NO_TERMS)
+        return Tagged(digest, encode_payload(None, (f"no working {job.language} query",)), NO_TERMS)
     notes = []
     try:
         data.decode("utf-8")
@@ -578,7 +515,7 @@ def _tag(job: TagJob) -> Tagged:
     counts = array("I", [n for name in refs for n in refs[name]])
     from .render import view
 
-    payload = _encode(file_info(defs, tuple(refs), counts, view(defs, data)), tuple(notes))
+    payload = encode_payload(file_info(defs, tuple(refs), counts, view(defs, data)), tuple(notes))
     if not job.count_terms:
         return Tagged(digest, payload, None)
     from .terms import file_terms
@@ -600,7 +537,7 @@ def _terms_job(job: TermsJob) -> bytes | None:
     """The search terms of a file from its definitions as the index holds them; None if its
     row changed since (the parent counts those)."""
     payload = _reader.payload_of(job.rel, job.digest)
-    known = _decode(payload, (0, 0), job.digest) if payload is not None else None
+    known = decode_payload(payload, (0, 0), job.digest) if payload is not None else None
     if known is None:
         return None
     return _terms(job, known.info.packed if known.info is not None else NO_DEFS)
@@ -613,82 +550,6 @@ def _terms(job: TermsJob, packed: bytes) -> bytes:
 
     data, _ = discover.read_source(Path(job.path), job.max_file_size)
     return file_terms(job.rel, list(starmap(Tag, marshal.loads(packed))), data or b"")
-
-
-_FIELDS = attrgetter(*(f.name for f in fields(Tag)))  # a tag as a tuple; astuple() is far slower
-_READ = [f.name for f in fields(FileInfo) if f.name not in ("links", "view", "_defs")]  # what _Stored reads on first use
-_KEPT_ONCE_STORED = [name for name in _READ if name != "packed"]  # what a file of a large batch holds once stored
-
-
-def _encode(info: FileInfo | None, notes: tuple[str, ...]) -> bytes:
-    body = None if info is None else (info.packed, info.names, info.ref_names, info.ref_counts.tobytes(),
-                                      info.def_names, info.def_methods, info.def_lines.tobytes(), info.view)
-    return marshal.dumps((PAYLOAD_VERSION, body, notes))
-
-
-def _decode(payload: bytes, stamp: tuple[int, int], digest: str) -> _Known | None:
-    """The stored result, or None when the payload is unreadable (then the file is re-tagged)."""
-    try:
-        version, body, notes = marshal.loads(payload)
-        if version != PAYLOAD_VERSION or not _shaped(body, notes):
-            return None
-        info = None if body is None else FileInfo(body[0], *(tuple(map(sys.intern, names)) for names in body[1:3]),
-                                                  array("I", body[3]), tuple(map(sys.intern, body[4])), body[5],
-                                                  array("I", body[6]), body[7], _links(body))
-        return _Known(stamp, digest, info, tuple(notes))
-    except (ValueError, TypeError, EOFError):
-        return None
-
-
-def _stored(payload: bytes | None, stamp: tuple[int, int], digest: str) -> _Known | None:
-    """_decode of a payload from the index (None: none there, or damaged, which is said)."""
-    known = _decode(payload, stamp, digest) if payload is not None else None
-    if payload is not None and known is None:
-        cache.damaged_rows()
-    return known
-
-
-def _terms_shaped(terms: bytes) -> bool:
-    """Whether stored search terms have the shape file_terms gives them (a checksum says they
-    are as stored, not that search can read them): per definition, per row of its words,
-    each column as long as the others of its kind, and the signatures' bytes as counted."""
-    from .terms import CODES, COLUMNS
-
-    try:
-        columns = marshal.loads(terms)
-    except (ValueError, TypeError, EOFError):
-        return False
-    if columns == []:  # NO_TERMS
-        return True
-    if type(columns) is not tuple or len(columns) != len(COLUMNS) or any(type(c) is not bytes for c in columns):
-        return False
-    sizes = {name: len(column) / array(code).itemsize for name, column, code in zip(COLUMNS, columns, CODES)}
-    part = dict(zip(COLUMNS, columns))
-    per_doc = {sizes[name] for name in COLUMNS[1:8]}
-    per_row = {sizes[name] for name in COLUMNS[8:]}
-    return len(per_doc) == len(per_row) == 1 and per_doc.pop().is_integer() and per_row.pop().is_integer() \
-        and sum(array("I", part["n_words"])) == sizes["word"] \
-        and sum(array("I", part["signature_length"])) == sizes["signature"]
-
-
-_BODY = (bytes, tuple, tuple, bytes, tuple, bytes, bytes, bytes)  # the types of _encode's body, field by field
-
-
-def _shaped(body, notes) -> bool:
-    """Whether a payload's body and notes have the shape _encode gives them: a row that
-    matches its checksum may still hold another shape (another version's, a bug's), and it
-    must be tagged again, not fail where it is read. The definitions' rows are not looked
-    into here: only the files a map shows make them Tags."""
-    if type(notes) is not tuple or not all(type(note) is str for note in notes):
-        return False
-    if body is None:
-        return True
-    if type(body) is not tuple or tuple(map(type, body)) != _BODY:
-        return False
-    _, names, ref_names, ref_counts, def_names, def_methods, def_lines, _ = body
-    return all(type(name) is str for part in (names, ref_names, def_names) for name in part) \
-        and len(ref_counts) == 12 * len(ref_names) and len(def_methods) == len(def_names) \
-        and len(def_lines) == 4 * len(def_names)
 
 
 class _Progress:

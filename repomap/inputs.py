@@ -12,13 +12,13 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .arrays import Packed, packed, taken, unpacked, within
-from .index import FileInfo
+from .payload import FileInfo
 
 
 @dataclass
 class Inputs:
     """What the graph is made of: every file's def_names, def_methods, def_lines, ref_names,
-    ref_counts and names (index.FileInfo) as columns over the files in path order, with the
+    ref_counts and names (payload.FileInfo) as columns over the files in path order, with the
     names numbered in sorted order. They are kept (and stored) per state of what the files
     define and reference; after an edit only the changed files' parts are gathered again
     and spliced in (`spliced`): gathering every file's part reads every file's row, a large

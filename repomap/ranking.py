@@ -22,7 +22,7 @@ from .artifacts import Codec, Key
 from .arrays import run_places, within
 from .definitions import documents
 from .pagerank import Walk, inflow, pagerank
-from .index import FileInfo
+from .payload import FileInfo
 from .tags import Tag
 from .weights import (FOCUS_EDGE, FOCUS_FILE, FOUND_FILE, FOUND_FILE_TOKENS, FOUND_FILES, FOUND_HIT_TOKENS,
                       FOUND_HITS, FOUND_LIFT, MATCHING_FILE, MENTIONED_FILE, MENTIONED_NAME, OWN_BASE, OWN_MATCH,

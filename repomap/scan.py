@@ -10,7 +10,8 @@ from typing import Callable, Mapping, NamedTuple
 from . import cache, discover, mirrors, paths
 from .errors import Changed
 from .fileset import Stamps
-from .index import FileInfo, Indexer
+from .index import Indexer
+from .payload import FileInfo
 from .tags import Tag
 
 

@@ -349,6 +349,9 @@ def _is_attachment(node: Node) -> bool:
 ELIXIR_ATTACHED = re.compile(rb"@(doc|spec|impl|deprecated|since)\b")
 
 
+_STRING_PREFIX = re.compile(r"^[rRbBuUfF]+(?=[\"'])")  # r"..." and the like: letters before the quote, not after
+
+
 def _doc(source: bytes, body: Node | None, comments: list[Node], opening: list[Node]) -> str:
     """The first line of a Python docstring, else of the doc comment above the definition,
     else of the comments that open its body (where they are not the body's first child)."""
@@ -357,7 +360,7 @@ def _doc(source: bytes, body: Node | None, comments: list[Node], opening: list[N
         if first.type == "expression_statement" and first.named_child_count:
             first = first.named_children[0]
         if first.type == "string":
-            return _first_line(_text(source, first).strip("\"'rbuRBU \n"))
+            return _first_line(_STRING_PREFIX.sub("", _text(source, first)).strip("\"' \n"))
     return _first_line("\n".join(_text(source, c) for c in comments)) or \
         _first_line("\n".join(_text(source, c) for c in opening))
 

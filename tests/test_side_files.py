@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import damage_column, run
-from repomap import cache, index
+from repomap import cache, payload
 
 # Per kind of stored arrays, a column that matters, and a request that reads the stored ones
 # (`n` makes it one not answered before, so no stored answer stands in for it).
@@ -94,7 +94,7 @@ def test_stored_arrays_of_the_wrong_shape_are_made_again_with_one_warning(shop, 
 
 
 def _payload(body, notes=()):
-    return marshal.dumps((index.PAYLOAD_VERSION, body, notes))
+    return marshal.dumps((payload.PAYLOAD_VERSION, body, notes))
 
 
 GOOD_BODY = (marshal.dumps([]), (), (), b"", (), b"", b"", b"")

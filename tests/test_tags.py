@@ -95,3 +95,10 @@ def test_every_kind_a_query_captures_is_a_known_kind():
     captured = {kind for query in resource_dir("queries").glob("*.scm")
                 for kind in re.findall(r"@definition\.([a-z_]+)", query.read_text())}
     assert captured == KINDS
+
+
+def test_a_python_docstring_keeps_its_first_letters():
+    """Only a string prefix (r, b, u, f) goes before the quotes; "Return ..." stays "Return ..."."""
+    source = b'def f():\n    """Return the thing."""\n\n\ndef g():\n    rb"""Bytes, raw."""\n'
+    docs = {t.name: t.doc for t in tags.extract("a.py", source, "python").tags if t.role == "def"}
+    assert docs == {"f": "Return the thing.", "g": "Bytes, raw."}
