@@ -1,13 +1,14 @@
 """Definitions and references of one source file, from tree-sitter and our tags.scm queries.
 
 A query marks a definition with `@definition.<kind>` on the whole node and `@name`
-on its name; `@body` (optional, else the node's `body` field) marks where the
-signature ends, `@scope` (optional) the type or table it belongs to when that
-is named outside it (a Go receiver), and `@doc` (optional) a documentation string the
-definition holds (GraphQL's description). References are `@reference.<kind>` with
-`@name`. Patterns that come first in a query win when two capture the same node.
-Each pattern has one role and kind (no alternation that mixes them): it is looked up
-once per pattern, not per match.
+on its name; optional captures say more of it: `@body` (else the node's `body` field)
+where the signature ends, `@scope` the type or table it belongs to when that is named
+outside it (a Go receiver), `@doc` a documentation string the definition holds (GraphQL's
+description), and `@end` its last node, where the definition's own node runs on past it
+(Groovy's statements take the blank lines after them). References are
+`@reference.<kind>` with `@name`. Patterns that come first in a query win when two
+capture the same node. Each pattern has one role and kind (no alternation that mixes
+them): it is looked up once per pattern, not per match.
 """
 
 from __future__ import annotations
@@ -241,7 +242,7 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
                 continue  # one more equation of the definition above
             end = _last_equation(node, name)
         else:
-            end = node
+            end = (captures.get("end") or [node])[0]
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
             tag = _definition(path, source, node, name_node, name, kind, body, end)
@@ -395,9 +396,13 @@ _COMMENT_MARKS = "/*!#-;(%<>| \t"
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         line = line.strip().strip(_COMMENT_MARKS).strip().rstrip("*/)").strip()
-        if line:
+        if line and not HELP_KEYWORD.match(line):
             return line[:200]
     return ""
+
+
+# A heading of PowerShell's comment-based help (`.SYNOPSIS`): the line below it says something.
+HELP_KEYWORD = re.compile(r"\.[A-Z]+$")
 
 
 def _nest(defs: list[Tag]) -> list[Tag]:
