@@ -331,8 +331,8 @@ def _last_equation(node: Node, name: str) -> Node:
 
 WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
 # Lists that start at their first element, not at a comment above it: Haskell's declarations,
-# HCL's blocks and attributes.
-LISTS = {"declarations", "body"}
+# HCL's blocks and attributes, PowerShell's and Go's statements.
+LISTS = {"declarations", "body", "statement_list"}
 # Declarations whose keyword stands outside the definition node: `type` before a Go type_spec,
 # `var`/`const` before a spec or declarator, `export const` before a JS/TS declarator. A
 # definition that is a declaration's only spec starts where the declaration does.
