@@ -1,12 +1,14 @@
 """Definitions and references of one source file, from tree-sitter and our tags.scm queries.
 
 A query marks a definition with `@definition.<kind>` on the whole node and `@name`
-on its name; `@body` (optional, else the node's `body` field) marks where the
-signature ends, and `@scope` (optional) the type or table it belongs to when that
-is named outside it (a Go receiver). References are `@reference.<kind>` with
-`@name`. Patterns that come first in a query win when two capture the same node.
-Each pattern has one role and kind (no alternation that mixes them): it is looked up
-once per pattern, not per match.
+on its name; optional captures say more of it: `@body` (else the node's `body` field)
+where the signature ends, `@scope` the type or table it belongs to when that is named
+outside it (a Go receiver), `@doc` a documentation string the definition holds (GraphQL's
+description), and `@end` its last node, where the definition's own node runs on past it
+(Groovy's statements take the blank lines after them). References are
+`@reference.<kind>` with `@name`. Patterns that come first in a query win when two
+capture the same node. Each pattern has one role and kind (no alternation that mixes
+them): it is looked up once per pattern, not per match.
 """
 
 from __future__ import annotations
@@ -44,7 +46,24 @@ EXTENSIONS = {
     ".ml": "ocaml", ".mli": "ocaml_interface",
     ".md": "markdown", ".markdown": "markdown",
     ".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
+    # Configuration, schema, query and build languages (issue #46)
+    ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl",
+    ".proto": "proto",
+    ".graphql": "graphql", ".gql": "graphql",
+    ".sql": "sql",
+    ".bzl": "starlark", ".star": "starlark", ".bazel": "starlark",
+    ".dockerfile": "dockerfile",
+    ".pl": "perl", ".pm": "perl",
+    ".groovy": "groovy", ".gradle": "groovy",
+    ".ps1": "powershell", ".psm1": "powershell",
+    ".properties": "properties",
+    ".rules": "udev",
+    ".chatito": "chatito",
 }
+# Files known by their whole name, and names that keep their language under any suffix
+# (`Dockerfile.dev`), looked up only when the extension is not known.
+FILE_NAMES = {"BUILD": "starlark", "WORKSPACE": "starlark", "Dockerfile": "dockerfile"}
+SUFFIXED_NAMES = {"Dockerfile": "dockerfile"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sections
 # Languages whose files can reference each other's definitions.
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin": "java",
@@ -107,7 +126,9 @@ def language_for(path: str) -> str | None:
     is slower: a fresh process asks once for every listed file)."""
     name = path[path.rfind("/") + 1:].lstrip(".")  # ".py" is a name, not a suffix
     dot = name.rfind(".")
-    return EXTENSIONS.get(name[dot:].lower()) if dot >= 0 else None
+    if dot < 0:
+        return FILE_NAMES.get(name)
+    return EXTENSIONS.get(name[dot:].lower()) or SUFFIXED_NAMES.get(name[:dot])
 
 
 def is_document(path: str) -> bool:
@@ -221,12 +242,14 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
                 continue  # one more equation of the definition above
             end = _last_equation(node, name)
         else:
-            end = node
+            end = (captures.get("end") or [node])[0]
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
             tag = _definition(path, source, node, name_node, name, kind, body, end)
             if "scope" in captures:  # a receiver or owner named outside the definition: Go, C++, Lua
                 tag.outer = _text(source, captures["scope"][0])
+            if "doc" in captures:  # a documentation string of the definition's own: GraphQL's
+                tag.doc = _first_line(_text(source, captures["doc"][0]).strip("\"' \t\r\n"))
             defs[key] = (pattern, tag)
     ref_tags = [t for start, (_, t) in refs.items() if start not in def_names]  # not a definition's own name
     tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
@@ -307,6 +330,9 @@ def _last_equation(node: Node, name: str) -> Node:
 
 
 WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
+# Lists that start at their first element, not at a comment above it: Haskell's declarations,
+# HCL's blocks and attributes, PowerShell's and Go's statements.
+LISTS = {"declarations", "body", "statement_list"}
 # Declarations whose keyword stands outside the definition node: `type` before a Go type_spec,
 # `var`/`const` before a spec or declarator, `export const` before a JS/TS declarator. A
 # definition that is a declaration's only spec starts where the declaration does.
@@ -318,8 +344,8 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
     """Where a definition starts with its declaration keyword, decorators, attributes and the
     comments right above it (a `/**` doc block may stand one blank line above)."""
     while node.parent is not None and (node.parent.type in WRAPPERS or _only_spec(node) or (
-            node.parent.type == "declarations" and node.parent.start_byte == node.start_byte)):
-        node = node.parent  # (Haskell's first declaration: a comment above stands outside the list)
+            node.parent.type in LISTS and node.parent.start_byte == node.start_byte)):
+        node = node.parent  # (a list's first element: a comment above stands outside the list)
     comments: list[Node] = []
     start_row, head = node.start_point[0], node.start_byte
     sibling = node.prev_sibling
@@ -340,6 +366,8 @@ def _only_spec(node: Node) -> bool:
 
 
 def _is_attachment(node: Node) -> bool:
+    if node.type == "attribute" and node.child_count > 1 and node.children[1].type == "=":
+        return False  # HCL's `key = value`: a setting of its own, not an annotation of the next
     return any(word in node.type for word in ("comment", "haddock", "attribute", "decorator", "annotation")) \
         or (node.type == "unary_operator" and ELIXIR_ATTACHED.match(node.text) is not None)
 
@@ -371,9 +399,13 @@ _COMMENT_MARKS = "/*!#-;(%<>| \t"
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         line = line.strip().strip(_COMMENT_MARKS).strip().rstrip("*/)").strip()
-        if line:
+        if line and not HELP_KEYWORD.match(line):
             return line[:200]
     return ""
+
+
+# A heading of PowerShell's comment-based help (`.SYNOPSIS`): the line below it says something.
+HELP_KEYWORD = re.compile(r"\.[A-Z]+$")
 
 
 def _nest(defs: list[Tag]) -> list[Tag]:

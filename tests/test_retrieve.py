@@ -229,6 +229,55 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
         ("a.tsx::Button#function", "/** A button. */\nexport const Button = ({ label }: { label: string }) => {\n"
                                    "  return <b>{label}</b>\n}"),
     ]),
+    # HCL/Terraform: a resource's ID reads as its address; a first local's comment stands outside the body.
+    "main.tf": ("# Access logs.\nresource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.name\n}\n\nlocals {\n"
+                "  # The team.\n  team = \"platform\"\n}\n", [
+                    ("main.tf::aws_s3_bucket.logs#struct", "# Access logs.\nresource \"aws_s3_bucket\" \"logs\" {\n"
+                                                           "  bucket = var.name\n}"),
+                    ("main.tf::team#constant", "  # The team.\n  team = \"platform\""),
+                ]),
+    "a.proto": ("syntax = \"proto3\";\n\n// Places orders.\nservice Orders {\n  // Places one.\n"
+                "  rpc Place(Order)\n      returns (Order);\n}\n", [
+                    ("a.proto::Orders.Place#method", "  // Places one.\n  rpc Place(Order)\n      returns (Order);"),
+                ]),
+    "a.graphql": ("\"\"\"\nAn order.\n\"\"\"\ntype Order {\n  id: ID!\n}\n\n# The page.\nquery Recent {\n  orders { id }\n}\n", [
+        ("a.graphql::Order#class", "\"\"\"\nAn order.\n\"\"\"\ntype Order {\n  id: ID!\n}"),
+        ("a.graphql::Recent#function", "# The page.\nquery Recent {\n  orders { id }\n}"),
+    ]),
+    "a.sql": ("-- Orders placed.\nCREATE TABLE orders (\n    id INTEGER PRIMARY KEY\n);\n", [
+        ("a.sql::orders#struct", "-- Orders placed.\nCREATE TABLE orders (\n    id INTEGER PRIMARY KEY\n)"),
+    ]),
+    "defs.bzl": ("# Declares a service.\ndef py_service(\n        name,\n        main):\n    native.py_binary(name = name)\n", [
+        ("defs.bzl::py_service#function", "# Declares a service.\ndef py_service(\n        name,\n        main):\n"
+                                          "    native.py_binary(name = name)"),
+    ]),
+    "BUILD": ("# The library.\npy_library(\n    name = \"orders\",\n    srcs = [\"a.py\"],\n)\n", [
+        ("BUILD::orders#module", "# The library.\npy_library(\n    name = \"orders\",\n    srcs = [\"a.py\"],\n)"),
+    ]),
+    "Dockerfile": ("FROM python:3.12 AS build\nRUN make\n\n# What ships.\nFROM build AS runtime\n", [
+        ("Dockerfile::runtime#module", "# What ships.\nFROM build AS runtime"),
+    ]),
+    "Cart.pm": ("package Cart;\n\n# Adds an item.\nsub add {\n    my ($self) = @_;\n}\n", [
+        ("Cart.pm::add#function", "# Adds an item.\nsub add {\n    my ($self) = @_;\n}"),
+    ]),
+    "a.groovy": ("class Shelf {\n    /** Adds stock. */\n    int add(String sku,\n            int n) {\n        return n\n    }\n}\n\n"
+                 "def x = 1\n", [
+                     ("a.groovy::Shelf.add#method", "    /** Adds stock. */\n    int add(String sku,\n            int n) {\n"
+                                                    "        return n\n    }"),
+                 ]),
+    "a.ps1": ("<#\n.SYNOPSIS\nDeploys it.\n#>\nfunction Invoke-Deploy {\n    param([string] $Name)\n    Write-Host $Name\n}\n", [
+        ("a.ps1::Invoke-Deploy#function", "<#\n.SYNOPSIS\nDeploys it.\n#>\nfunction Invoke-Deploy {\n"
+                                          "    param([string] $Name)\n    Write-Host $Name\n}"),
+    ]),
+    "app.properties": ("# The port.\nserver.port=8080\n", [
+        ("app.properties::server.port#constant", "# The port.\nserver.port=8080"),
+    ]),
+    "99-a.rules": ("SUBSYSTEM!=\"tty\", GOTO=\"a_end\"\n# Everything again.\nLABEL=\"a_end\"\n", [
+        ("99-a.rules::a_end#function", "# Everything again.\nLABEL=\"a_end\""),
+    ]),
+    "a.chatito": ("// Greetings.\n~[greet]\n    hi\n    hello\n\n%[order]\n    ~[greet] coffee\n", [
+        ("a.chatito::greet#macro", "// Greetings.\n~[greet]\n    hi\n    hello"),
+    ]),
 }
 
 
