@@ -3,7 +3,8 @@
 A query marks a definition with `@definition.<kind>` on the whole node and `@name`
 on its name; `@body` (optional, else the node's `body` field) marks where the
 signature ends, and `@scope` (optional) the type or table it belongs to when that
-is named outside it (a Go receiver). References are `@reference.<kind>` with
+is named outside it (a Go receiver), `@doc` (optional) a docstring inside or before it
+that no comment marks (a Lisp's string after the name). References are `@reference.<kind>` with
 `@name`. Patterns that come first in a query win when two capture the same node.
 Each pattern has one role and kind (no alternation that mixes them): it is looked up
 once per pattern, not per match.
@@ -44,6 +45,13 @@ EXTENSIONS = {
     ".ml": "ocaml", ".mli": "ocaml_interface",
     ".md": "markdown", ".markdown": "markdown",
     ".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
+    # Lisps, functional languages, Nix, R and Julia
+    ".clj": "clojure", ".cljs": "clojure", ".cljc": "clojure",
+    ".el": "elisp",
+    ".lisp": "commonlisp", ".lsp": "commonlisp", ".asd": "commonlisp",
+    ".rkt": "racket",
+    ".elm": "elm", ".gleam": "gleam", ".erl": "erlang", ".hrl": "erlang",
+    ".nix": "nix", ".r": "r", ".jl": "julia",
 }
 DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sections
 # Languages whose files can reference each other's definitions.
@@ -216,7 +224,7 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             continue
         key = (node.start_byte, node.end_byte)
         def_names.add(name_node.start_byte)
-        if node.type in EQUATIONS and node.parent is not None and node.parent.type == "declarations":
+        if node.type in EQUATIONS and node.parent is not None and node.parent.type in EQUATION_LISTS:
             if _equation_of(node.prev_named_sibling) == name:
                 continue  # one more equation of the definition above
             end = _last_equation(node, name)
@@ -224,7 +232,8 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             end = node
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
-            tag = _definition(path, source, node, name_node, name, kind, body, end)
+            doc = (captures.get("doc") or [None])[0]
+            tag = _definition(path, source, node, name_node, name, kind, body, end, doc)
             if "scope" in captures:  # a receiver or owner named outside the definition: Go, C++, Lua
                 tag.outer = _text(source, captures["scope"][0])
             defs[key] = (pattern, tag)
@@ -262,7 +271,7 @@ def _text(source: bytes, node: Node) -> str:
 
 
 def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str, kind: str,
-                body: Node | None, end: Node) -> Tag:
+                body: Node | None, end: Node, doc: Node | None = None) -> Tag:
     """A definition tag from `node` to `end`, whose signature runs to the last non-blank byte
     before its body and the comments that open it (Python's block begins at its first
     statement: a comment above that is the body's, not the signature's), or without a body
@@ -285,23 +294,31 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
         sig_end_line = name_node.end_point[0] + 1
     head, comments = _attached(node)
     return Tag(path, line, "def", kind, name, end.end_point[0] + 1, node.start_byte, end.end_byte,
-               sig_end_line, body_byte, head_byte=head, doc=_doc(source, body, comments, opening[::-1]))
+               sig_end_line, body_byte, head_byte=head,
+               doc=_string_doc(source, doc) if doc is not None else _doc(source, body, comments, opening[::-1]))
 
 
-# Haskell writes one function as a type signature and equations, each a node of its own: the
-# definition runs from the first to the last of them that name it.
-EQUATIONS = {"signature", "function", "bind"}
+# Haskell writes one function as a type signature and equations, each a node of its own, and
+# Erlang as a -spec and clauses: the definition runs from the first to the last of them that
+# name it.
+EQUATIONS = {"signature", "function", "bind", "spec", "fun_decl"}
+SIGNATURES = {"signature", "spec"}  # each starts a definition of its own
+EQUATION_LISTS = {"declarations", "source_file"}  # Haskell's and Erlang's
 
 
 def _equation_of(node: Node | None) -> str | None:
-    """The name a Haskell signature or equation defines (None for anything else)."""
-    if node is None or node.type not in EQUATIONS or node.child_by_field_name("name") is None:
+    """The name a Haskell signature or equation, or an Erlang spec or clause, defines (None for
+    anything else)."""
+    if node is None or node.type not in EQUATIONS:
         return None
-    return node.child_by_field_name("name").text.decode("utf-8", errors="replace").strip()
+    if node.type == "fun_decl":
+        node = node.child_by_field_name("clause")
+    name = node.child_by_field_name("fun" if node.type == "spec" else "name") if node is not None else None
+    return None if name is None else name.text.decode("utf-8", errors="replace").strip()
 
 
 def _last_equation(node: Node, name: str) -> Node:
-    while _equation_of(node.next_named_sibling) == name and node.next_named_sibling.type != "signature":
+    while _equation_of(node.next_named_sibling) == name and node.next_named_sibling.type not in SIGNATURES:
         node = node.next_named_sibling
     return node
 
@@ -314,17 +331,21 @@ DECLARATIONS = {"type_declaration", "const_declaration", "var_declaration", "lex
                 "variable_declaration", "expression_statement"}
 
 
+# Lists of declarations that do not take the comments before their first one: Haskell's, Nix's.
+DECLARATION_LISTS = {"declarations", "binding_set"}
+
+
 def _attached(node: Node) -> tuple[int, list[Node]]:
     """Where a definition starts with its declaration keyword, decorators, attributes and the
     comments right above it (a `/**` doc block may stand one blank line above)."""
     while node.parent is not None and (node.parent.type in WRAPPERS or _only_spec(node) or (
-            node.parent.type == "declarations" and node.parent.start_byte == node.start_byte)):
-        node = node.parent  # (Haskell's first declaration: a comment above stands outside the list)
+            node.parent.type in DECLARATION_LISTS and node.parent.start_byte == node.start_byte)):
+        node = node.parent  # (a list's first declaration: a comment above stands outside the list)
     comments: list[Node] = []
     start_row, head = node.start_point[0], node.start_byte
     sibling = node.prev_sibling
     while sibling is not None and _is_attachment(sibling):
-        gap = start_row - sibling.end_point[0]
+        gap = start_row - _last_row(sibling)
         if gap > 2 or (gap == 2 and (comments or not sibling.text.startswith(b"/**"))):
             break
         if "comment" in sibling.type or sibling.type == "haddock":
@@ -332,6 +353,13 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         start_row, head = sibling.start_point[0], sibling.start_byte
         sibling = sibling.prev_sibling
     return head, comments
+
+
+def _last_row(node: Node) -> int:
+    """The row a node's text ends on: a Lisp comment takes its newline, and so ends at column 0
+    of the row after its text."""
+    row, column = node.end_point
+    return row - 1 if column == 0 and row > node.start_point[0] else row
 
 
 def _only_spec(node: Node) -> bool:
@@ -362,12 +390,24 @@ def _doc(source: bytes, body: Node | None, comments: list[Node], opening: list[N
         _first_line("\n".join(_text(source, c) for c in opening))
 
 
+def _string_doc(source: bytes, node: Node) -> str:
+    """The first line of a string literal that documents a definition, without its quotes."""
+    text = _text(source, node).strip("\"' \n")  # not _first_line: a string has no comment marks
+    return next((line.strip()[:200] for line in text.splitlines() if line.strip()), "")
+
+
 _COMMENT_MARKS = "/*!#-;(%<>| \t"
+# Marks that open a doc comment and hold a character no other comment may lose at either end:
+# Elm's and Haskell's `{-|` (closed by `-}`), R's roxygen `#'`.
+_OPENERS = ("{-", "#'")
 
 
 def _first_line(text: str) -> str:
+    """The first line of a comment's text, without the marks that open and close it."""
     for line in text.splitlines():
-        line = line.strip().strip(_COMMENT_MARKS).strip().rstrip("*/)").strip()
+        line = line.strip()
+        line = next((line[len(mark):] for mark in _OPENERS if line.startswith(mark)), line)
+        line = line.strip(_COMMENT_MARKS).strip().removesuffix("-}").rstrip("*/)").strip()
         if line:
             return line[:200]
     return ""

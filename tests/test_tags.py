@@ -15,7 +15,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "tags"
 SAMPLES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".tags")
 REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp",
             "ruby", "php", "kotlin", "swift", "scala", "lua", "bash", "elixir", "haskell", "ocaml", "ocaml_interface",
-            "markdown", "rst", "asciidoc"}
+            "markdown", "rst", "asciidoc",
+            "clojure", "commonlisp", "racket", "elisp", "elm", "gleam", "erlang", "nix", "r", "julia"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}
 
 
