@@ -198,10 +198,16 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
         return None
     parser, query, role_kinds = compiled
     tree = parser.parse(source)
+    try:
+        matches = QueryCursor(query).matches(tree.root_node)
+    except UnicodeDecodeError:  # a text predicate met a name that is not UTF-8 (a Lisp symbol may be)
+        source = _utf8_in_place(source)
+        tree = parser.parse(source)
+        matches = QueryCursor(query).matches(tree.root_node)
     defs: dict[tuple[int, int], tuple[int, Tag]] = {}
     def_names: set[int] = set()
     refs: dict[int, tuple[int, Tag]] = {}
-    for pattern, captures in QueryCursor(query).matches(tree.root_node):
+    for pattern, captures in matches:
         role_kind = role_kinds.get(pattern)
         if role_kind is None:  # the same for every match of a pattern
             role_kind = role_kinds[pattern] = next(
@@ -241,6 +247,12 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
     tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
     ordered = sorted(tags + ref_tags, key=lambda t: (t.line, t.role, t.start_byte, t.kind, t.name))
     return FileTags(ordered, tree.root_node.has_error)
+
+
+def _utf8_in_place(source: bytes) -> bytes:
+    """The source with each byte that is not UTF-8 made a `?`: every offset stays where it was."""
+    text = source.decode("utf-8", errors="surrogateescape")  # one surrogate per stray byte
+    return re.sub("[\udc80-\udcff]", "?", text).encode("utf-8")
 
 
 @lru_cache(maxsize=None)
