@@ -3,12 +3,12 @@
 A query marks a definition with `@definition.<kind>` on the whole node and `@name`
 on its name; optional captures say more of it: `@body` (else the node's `body` field)
 where the signature ends, `@scope` the type or table it belongs to when that is named
-outside it (a Go receiver), `@doc` a documentation string the definition holds (GraphQL's
-description), and `@end` its last node, where the definition's own node runs on past it
-(Groovy's statements take the blank lines after them). References are
-`@reference.<kind>` with `@name`. Patterns that come first in a query win when two
-capture the same node. Each pattern has one role and kind (no alternation that mixes
-them): it is looked up once per pattern, not per match.
+outside it (a Go receiver), `@doc` a documentation string inside or before it that no
+comment marks (a Lisp's string after the name, GraphQL's description), and `@end` its
+last node, where the definition's own node runs on past it (Groovy's statements take the
+blank lines after them). References are `@reference.<kind>` with `@name`. Patterns that
+come first in a query win when two capture the same node. Each pattern has one role and
+kind (no alternation that mixes them): it is looked up once per pattern, not per match.
 """
 
 from __future__ import annotations
@@ -59,6 +59,13 @@ EXTENSIONS = {
     ".properties": "properties",
     ".rules": "udev",
     ".chatito": "chatito",
+    # Lisps, functional languages, Nix, R and Julia
+    ".clj": "clojure", ".cljs": "clojure", ".cljc": "clojure",
+    ".el": "elisp",
+    ".lisp": "commonlisp", ".lsp": "commonlisp", ".asd": "commonlisp",
+    ".rkt": "racket",
+    ".elm": "elm", ".gleam": "gleam", ".erl": "erlang", ".hrl": "erlang",
+    ".nix": "nix", ".r": "r", ".jl": "julia",
 }
 # Files known by their whole name, and names that keep their language under any suffix
 # (`Dockerfile.dev`), looked up only when the extension is not known.
@@ -211,10 +218,16 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
         return None
     parser, query, role_kinds = compiled
     tree = parser.parse(source)
+    try:
+        matches = QueryCursor(query).matches(tree.root_node)
+    except UnicodeDecodeError:  # a text predicate met a name that is not UTF-8 (a Lisp symbol may be)
+        source = _utf8_in_place(source)
+        tree = parser.parse(source)
+        matches = QueryCursor(query).matches(tree.root_node)
     defs: dict[tuple[int, int], tuple[int, Tag]] = {}
     def_names: set[int] = set()
     refs: dict[int, tuple[int, Tag]] = {}
-    for pattern, captures in QueryCursor(query).matches(tree.root_node):
+    for pattern, captures in matches:
         role_kind = role_kinds.get(pattern)
         if role_kind is None:  # the same for every match of a pattern
             role_kind = role_kinds[pattern] = next(
@@ -237,7 +250,7 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             continue
         key = (node.start_byte, node.end_byte)
         def_names.add(name_node.start_byte)
-        if node.type in EQUATIONS and node.parent is not None and node.parent.type == "declarations":
+        if node.type in EQUATIONS and node.parent is not None and node.parent.type in EQUATION_LISTS:
             if _equation_of(node.prev_named_sibling) == name:
                 continue  # one more equation of the definition above
             end = _last_equation(node, name)
@@ -245,16 +258,21 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
             end = (captures.get("end") or [node])[0]
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
-            tag = _definition(path, source, node, name_node, name, kind, body, end)
+            doc = (captures.get("doc") or [None])[0]
+            tag = _definition(path, source, node, name_node, name, kind, body, end, doc)
             if "scope" in captures:  # a receiver or owner named outside the definition: Go, C++, Lua
                 tag.outer = _text(source, captures["scope"][0])
-            if "doc" in captures:  # a documentation string of the definition's own: GraphQL's
-                tag.doc = _first_line(_text(source, captures["doc"][0]).strip("\"' \t\r\n"))
             defs[key] = (pattern, tag)
     ref_tags = [t for start, (_, t) in refs.items() if start not in def_names]  # not a definition's own name
     tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
     ordered = sorted(tags + ref_tags, key=lambda t: (t.line, t.role, t.start_byte, t.kind, t.name))
     return FileTags(ordered, tree.root_node.has_error)
+
+
+def _utf8_in_place(source: bytes) -> bytes:
+    """The source with each byte that is not UTF-8 made a `?`: every offset stays where it was."""
+    text = source.decode("utf-8", errors="surrogateescape")  # one surrogate per stray byte
+    return re.sub("[\udc80-\udcff]", "?", text).encode("utf-8")
 
 
 @lru_cache(maxsize=None)
@@ -285,7 +303,7 @@ def _text(source: bytes, node: Node) -> str:
 
 
 def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str, kind: str,
-                body: Node | None, end: Node) -> Tag:
+                body: Node | None, end: Node, doc: Node | None = None) -> Tag:
     """A definition tag from `node` to `end`, whose signature runs to the last non-blank byte
     before its body and the comments that open it (Python's block begins at its first
     statement: a comment above that is the body's, not the signature's), or without a body
@@ -308,36 +326,45 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
         sig_end_line = name_node.end_point[0] + 1
     head, comments = _attached(node)
     return Tag(path, line, "def", kind, name, end.end_point[0] + 1, node.start_byte, end.end_byte,
-               sig_end_line, body_byte, head_byte=head, doc=_doc(source, body, comments, opening[::-1]))
+               sig_end_line, body_byte, head_byte=head,
+               doc=_string_doc(source, doc) if doc is not None else _doc(source, body, comments, opening[::-1]))
 
 
-# Haskell writes one function as a type signature and equations, each a node of its own: the
-# definition runs from the first to the last of them that name it.
-EQUATIONS = {"signature", "function", "bind"}
+# Haskell writes one function as a type signature and equations, each a node of its own, and
+# Erlang as a -spec and clauses: the definition runs from the first to the last of them that
+# name it.
+EQUATIONS = {"signature", "function", "bind", "spec", "fun_decl"}
+SIGNATURES = {"signature", "spec"}  # each starts a definition of its own
+EQUATION_LISTS = {"declarations", "source_file"}  # Haskell's and Erlang's
 
 
 def _equation_of(node: Node | None) -> str | None:
-    """The name a Haskell signature or equation defines (None for anything else)."""
-    if node is None or node.type not in EQUATIONS or node.child_by_field_name("name") is None:
+    """The name a Haskell signature or equation, or an Erlang spec or clause, defines (None for
+    anything else)."""
+    if node is None or node.type not in EQUATIONS:
         return None
-    return node.child_by_field_name("name").text.decode("utf-8", errors="replace").strip()
+    if node.type == "fun_decl":
+        node = node.child_by_field_name("clause")
+    name = node.child_by_field_name("fun" if node.type == "spec" else "name") if node is not None else None
+    return None if name is None else name.text.decode("utf-8", errors="replace").strip()
 
 
 def _last_equation(node: Node, name: str) -> Node:
-    while _equation_of(node.next_named_sibling) == name and node.next_named_sibling.type != "signature":
+    while _equation_of(node.next_named_sibling) == name and node.next_named_sibling.type not in SIGNATURES:
         node = node.next_named_sibling
     return node
 
 
 WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
 # Lists that start at their first element, not at a comment above it: Haskell's declarations,
-# HCL's blocks and attributes, PowerShell's and Go's statements.
-LISTS = {"declarations", "body", "statement_list"}
+# Nix's bindings, HCL's blocks and attributes, PowerShell's and Go's statements.
+LISTS = {"declarations", "binding_set", "body", "statement_list"}
 # Declarations whose keyword stands outside the definition node: `type` before a Go type_spec,
 # `var`/`const` before a spec or declarator, `export const` before a JS/TS declarator. A
 # definition that is a declaration's only spec starts where the declaration does.
 DECLARATIONS = {"type_declaration", "const_declaration", "var_declaration", "lexical_declaration",
                 "variable_declaration", "expression_statement"}
+
 
 
 def _attached(node: Node) -> tuple[int, list[Node]]:
@@ -350,7 +377,7 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
     start_row, head = node.start_point[0], node.start_byte
     sibling = node.prev_sibling
     while sibling is not None and _is_attachment(sibling):
-        gap = start_row - sibling.end_point[0]
+        gap = start_row - _last_row(sibling)
         if gap > 2 or (gap == 2 and (comments or not sibling.text.startswith(b"/**"))):
             break
         if "comment" in sibling.type or sibling.type == "haddock":
@@ -358,6 +385,13 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         start_row, head = sibling.start_point[0], sibling.start_byte
         sibling = sibling.prev_sibling
     return head, comments
+
+
+def _last_row(node: Node) -> int:
+    """The row a node's text ends on: a Lisp comment takes its newline, and so ends at column 0
+    of the row after its text."""
+    row, column = node.end_point
+    return row - 1 if column == 0 and row > node.start_point[0] else row
 
 
 def _only_spec(node: Node) -> bool:
@@ -393,12 +427,24 @@ def _doc(source: bytes, body: Node | None, comments: list[Node], opening: list[N
         _first_line("\n".join(_text(source, c) for c in opening))
 
 
+def _string_doc(source: bytes, node: Node) -> str:
+    """The first line of a string literal that documents a definition, without its quotes."""
+    text = _text(source, node).strip("\"' \n")  # not _first_line: a string has no comment marks
+    return next((line.strip()[:200] for line in text.splitlines() if line.strip()), "")
+
+
 _COMMENT_MARKS = "/*!#-;(%<>| \t"
+# Marks that open a doc comment and hold a character no other comment may lose at either end:
+# Elm's and Haskell's `{-|` (closed by `-}`), R's roxygen `#'`.
+_OPENERS = ("{-", "#'")
 
 
 def _first_line(text: str) -> str:
+    """The first line of a comment's text, without the marks that open and close it."""
     for line in text.splitlines():
-        line = line.strip().strip(_COMMENT_MARKS).strip().rstrip("*/)").strip()
+        line = line.strip()
+        line = next((line[len(mark):] for mark in _OPENERS if line.startswith(mark)), line)
+        line = line.strip(_COMMENT_MARKS).strip().removesuffix("-}").rstrip("*/)").strip()
         if line and not HELP_KEYWORD.match(line):
             return line[:200]
     return ""

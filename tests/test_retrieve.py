@@ -277,6 +277,37 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
     ]),
     "a.chatito": ("// Greetings.\n~[greet]\n    hi\n    hello\n\n%[order]\n    ~[greet] coffee\n", [
         ("a.chatito::greet#macro", "// Greetings.\n~[greet]\n    hi\n    hello"),
+    # Lisps, functional languages, Nix, R and Julia
+    "a.clj": ("(ns a)\n\n;; Adds.\n(defn add\n  \"Adds two.\"\n  [a b]\n  (+ a b))\n", [
+        ("a.clj::add#function", ";; Adds.\n(defn add\n  \"Adds two.\"\n  [a b]\n  (+ a b))"),
+    ]),
+    "a.lisp": ("(in-package :a)\n\n;;; Adds.\n(defun add (a b)\n  (+ a b))\n", [
+        ("a.lisp::add#function", ";;; Adds.\n(defun add (a b)\n  (+ a b))"),
+    ]),
+    "a.rkt": ("#lang racket\n\n; Adds.\n(define (add a b)\n  (+ a b))\n", [
+        ("a.rkt::add#function", "; Adds.\n(define (add a b)\n  (+ a b))"),
+    ]),
+    "a.el": (";;; a.el --- A.\n\n;; Adds.\n(defun a-add (a b)\n  \"Add A and B.\"\n  (+ a b))\n", [
+        ("a.el::a-add#function", ";; Adds.\n(defun a-add (a b)\n  \"Add A and B.\"\n  (+ a b))"),
+    ]),
+    "A.elm": ("module A exposing (add)\n\n\n{-| Adds.\n-}\nadd : Int -> Int -> Int\nadd a b =\n    a + b\n", [
+        ("A.elm::add#function", "{-| Adds.\n-}\nadd : Int -> Int -> Int\nadd a b =\n    a + b"),
+    ]),
+    "a.gleam": ("import gleam/int\n\n/// Adds.\npub fn add(a: Int, b: Int) -> Int {\n  a + b\n}\n", [
+        ("a.gleam::add#function", "/// Adds.\npub fn add(a: Int, b: Int) -> Int {\n  a + b\n}"),
+    ]),
+    # Erlang: the comment, the -spec and every clause.
+    "a.erl": ("-module(a).\n\n%% Factorial.\n-spec fact(integer()) -> integer().\nfact(0) -> 1;\n"
+              "fact(N) -> N * fact(N - 1).\n", [
+                  ("a.erl::fact#function", "%% Factorial.\n-spec fact(integer()) -> integer().\nfact(0) -> 1;\n"
+                                           "fact(N) -> N * fact(N - 1)."),
+              ]),
+    "a.nix": ("{\n  # Adds.\n  add = a: b: a + b;\n}\n", [("a.nix::add#function", "  # Adds.\n  add = a: b: a + b;")]),
+    "a.R": ("library(stats)\n\n#' Adds.\nadd <- function(a, b) {\n  a + b\n}\n", [
+        ("a.R::add#function", "#' Adds.\nadd <- function(a, b) {\n  a + b\n}"),
+    ]),
+    "a.jl": ("# Adds.\nfunction add(a, b)\n    a + b\nend\n", [
+        ("a.jl::add#function", "# Adds.\nfunction add(a, b)\n    a + b\nend"),
     ]),
 }
 
