@@ -14,7 +14,8 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHECKOUT = Path(__file__).resolve().parents[1]
-# Every test run gets its own cache folder, for the CLI in subprocesses and the library alike.
+# Every test run, and each of its workers (pytest-xdist), gets its own cache folder, for the CLI
+# and the library alike.
 CACHE_DIR = tempfile.mkdtemp(prefix="repomap-test-cache-")
 os.environ["REPOMAP_CACHE_DIR"] = CACHE_DIR
 
