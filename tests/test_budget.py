@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from conftest import FIXTURES, run_process
+from conftest import FIXTURES, run, run_process
 from repomap import RepoMap
 
 OWN_TREE = Path(__file__).resolve().parents[1]

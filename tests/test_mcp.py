@@ -116,6 +116,14 @@ def _servers() -> set[int]:
     return {pid for pid in children if _is_server(pid)}
 
 
+def _is_server(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\0")[2:5] == [b"repomap", b"mcp", REPO.encode()]
+    except OSError:
+        return False
+
+
 def test_agents_are_told_what_they_got_wrong():
     async def body(session):
         return (await session.call_tool("repo_map", {"max_tokens": "lots"}),
