@@ -1,16 +1,21 @@
+import contextlib
+import gc
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
-
 import tempfile
+import traceback
+from pathlib import Path
 
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
-# Every test run gets its own cache folder, for the CLI in subprocesses and the library alike.
+CHECKOUT = Path(__file__).resolve().parents[1]
+# Every test run, and each of its workers (pytest-xdist), gets its own cache folder, for the CLI
+# and the library alike.
 CACHE_DIR = tempfile.mkdtemp(prefix="repomap-test-cache-")
 os.environ["REPOMAP_CACHE_DIR"] = CACHE_DIR
 
@@ -21,11 +26,94 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
-    """The repomap command as a user runs it, in a subprocess."""
+    """The repomap command as a user runs it, in this process: `cli.main` with the arguments,
+    folder, environment and standard input given, its output on file descriptors 1 and 2 (so
+    a forked child's is caught too) and its exit status as the script's. A run starts as a
+    fresh process would (no warning given yet) and leaves this one as it found it. What is
+    read as Python starts (PYTHONHASHSEED, PYTHONPATH, TMPDIR once read) needs `run_process`."""
+    from repomap import cli, errors
+
+    with _process_state(cwd, env), _captured(1) as out, _captured(2) as err:
+        errors._warned.clear()
+        sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")
+        sys.stdout = _stream(1, sys.__stdout__, line_buffering=False)
+        sys.stderr = _stream(2, sys.__stderr__, line_buffering=True)
+        code = _exit_status(lambda: cli.main([str(arg) for arg in args]))
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return subprocess.CompletedProcess(["repomap", *map(str, args)], code, _text(out), _text(err))
+
+
+def run_process(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
+    """The repomap command in a process of its own (`python -m repomap`): for what only a
+    process shows (its exit, its forked children, what it reads as it starts)."""
     full_env = {**os.environ, **(env or {})}
     full_env.pop("REPOMAP_DEBUG", None)
     return subprocess.run([sys.executable, "-m", "repomap", *map(str, args)], cwd=cwd, input=stdin,
                           capture_output=True, text=True, env=full_env, timeout=120)
+
+
+def _stream(fd: int, model, line_buffering: bool) -> io.TextIOWrapper:
+    """A standard stream on `fd`, encoding as Python set up this process's (by the locale)."""
+    return io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding=model.encoding, errors=model.errors,
+                            newline="\n", line_buffering=line_buffering)
+
+
+def _exit_status(main) -> int:
+    """The status a process running `main` would exit with, a traceback printed as Python does."""
+    try:
+        return main()
+    except SystemExit as exc:  # argparse's usage errors, --help and --version
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)
+        return 1
+    except Exception:
+        traceback.print_exc()
+        return 1
+
+
+@contextlib.contextmanager
+def _process_state(cwd, env):
+    """The working folder, environment, standard streams and collector of this process, put
+    back as they were: `cli.main` turns the collector off and freezes it, as a command may."""
+    saved_env, saved_cwd, streams = dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)
+    collecting = gc.isenabled()
+    os.environ.pop("REPOMAP_DEBUG", None)
+    os.environ.update(env or {})
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        gc.unfreeze()
+        if collecting:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _captured(fd: int):
+    """What is written to file descriptor `fd` meanwhile, by this process or its children."""
+    saved = os.dup(fd)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), fd)
+        written = io.BytesIO()
+        try:
+            yield written
+        finally:
+            os.dup2(saved, fd)
+            os.close(saved)
+            sink.seek(0)
+            written.write(sink.read())
+
+
+def _text(written: io.BytesIO) -> str:
+    """The bytes as `subprocess.run(text=True)` gives them: UTF-8, universal newlines."""
+    return io.TextIOWrapper(io.BytesIO(written.getvalue()), encoding="utf-8").read()
 
 
 @pytest.fixture(autouse=True)
@@ -34,6 +122,15 @@ def fresh_warnings():
     from repomap import errors
 
     errors._warned.clear()
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    """A wheel built from this checkout, as pip builds it for an install: once a session."""
+    dist = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(dist), str(CHECKOUT)], check=True, capture_output=True)
+    return next(dist.glob("repomap-*.whl"))
 
 
 @pytest.fixture

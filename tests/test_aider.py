@@ -13,7 +13,6 @@ from conftest import FIXTURES, git, git_init, run
 from repomap import RepoMap
 from repomap.aider_drop_in import AiderRepoMap
 
-CHECKOUT = Path(__file__).resolve().parents[1]
 PREFIX = "Files of the {other}repository:\n"
 
 
@@ -108,14 +107,15 @@ def test_without_aider_installed_the_command_says_how_to_get_it(shop):
 # --- the real Aider, in a virtual environment of its own: aider-chat pins exact versions
 # (openai 2.x) that the llm extra of the test environment cannot share.
 
-@pytest.fixture(scope="module")
-def aider_bin(tmp_path_factory) -> Path:
+@pytest.fixture(scope="session")
+def aider_bin(wheel, tmp_path_factory) -> Path:
+    """The environment is made once a session, by this environment's pip (none is installed
+    in it) and without compiling every module of Aider's dependencies: Python compiles the
+    few that Aider imports as it does."""
     where = tmp_path_factory.mktemp("aider")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(where / "dist"), str(CHECKOUT)], check=True, capture_output=True)
-    wheel = next((where / "dist").glob("repomap-*.whl"))
-    subprocess.run([sys.executable, "-m", "venv", str(where / "venv")], check=True)
-    installed = subprocess.run([str(where / "venv/bin/pip"), "install", "-q", f"repomap[aider] @ {wheel.as_uri()}"],
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where / "venv")], check=True)
+    installed = subprocess.run([sys.executable, "-m", "pip", "--python", str(where / "venv/bin/python"), "install",
+                                "-q", "--no-compile", f"repomap[aider] @ {wheel.as_uri()}"],
                                capture_output=True, text=True)
     assert installed.returncode == 0, installed.stderr[-2000:]
     return where / "venv/bin"

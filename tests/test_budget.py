@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from conftest import FIXTURES, run
+from conftest import FIXTURES, run, run_process
 from repomap import RepoMap
 
 OWN_TREE = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def test_small_repository_shows_everything_under_a_large_budget():
 
 @pytest.mark.parametrize("args", [[], ["--query", "rank the files by pagerank and render signatures"]])
 def test_same_bytes_under_different_hash_seeds(args):
-    outputs = {run("map", OWN_TREE, "--tokens", "900", *args, env={"PYTHONHASHSEED": seed}).stdout
+    outputs = {run_process("map", OWN_TREE, "--tokens", "900", *args, env={"PYTHONHASHSEED": seed}).stdout
                for seed in ("0", "1", "4242")}
     assert len(outputs) == 1
     assert outputs.pop().strip()

@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 
 from browser import CHROMIUM, Browser, png_colours
-from conftest import FIXTURES, run
+from conftest import FIXTURES, run, run_process
 from repomap import RepoMap
 from repomap.export import write
 
@@ -77,7 +77,7 @@ def test_dot_without_pydot_says_what_to_install(shop, monkeypatch, tmp_path):
     blocker = tmp_path / "nopydot"
     blocker.mkdir()
     (blocker / "pydot.py").write_text("raise ImportError('not installed')\n")
-    result = run("graph", shop, "--format", "dot", env={"PYTHONPATH": str(blocker)})
+    result = run_process("graph", shop, "--format", "dot", env={"PYTHONPATH": str(blocker)})
     assert result.returncode == 2 and result.stderr.startswith("repomap: error: --format dot needs pydot")
 
 

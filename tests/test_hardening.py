@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, git, run
+from conftest import FIXTURES, git, run, run_process
 
 SAMPLES = sorted(p for p in (FIXTURES / "tags").glob("*/*") if p.suffix != ".tags")
 
@@ -157,7 +157,7 @@ def test_writes_nothing_but_its_index(shop, tmp_path):
     scratch, cache_dir = tmp_path / "tmp", tmp_path / "cache"
     scratch.mkdir()
     before = sorted(p.relative_to(shop) for p in shop.rglob("*"))
-    result = run("map", shop, "--cache-dir", cache_dir, env={"TMPDIR": str(scratch)})
+    result = run_process("map", shop, "--cache-dir", cache_dir, env={"TMPDIR": str(scratch)})
     assert result.returncode == 0 and result.stdout
     assert list(scratch.iterdir()) == []
     assert sorted(p.relative_to(shop) for p in shop.rglob("*")) == before

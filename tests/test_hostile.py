@@ -403,6 +403,7 @@ def test_a_settings_format_never_reaches_a_prompt(shop, tmp_path):
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
     from repomap.aider_drop_in import AiderRepoMap
+    from test_llm_plugin import llm
 
     (shop / ".repomap.toml").write_text('format = "json"\n')
     text = run("map", shop, "--format", "text", "--tokens", "300", "--no-cache").stdout
@@ -420,10 +421,8 @@ def test_a_settings_format_never_reaches_a_prompt(shop, tmp_path):
     assert json.loads(answer.content[0].text)["map"] == text
     files = {str(p.relative_to(shop)) for p in shop.rglob("*") if p.is_file()}
     assert AiderRepoMap(300, shop).get_repo_map(set(), files) == text
-    llm = subprocess.run([sys.executable, "-c", "import sys; from llm.cli import cli; sys.exit(cli())",
-                          "fragments", "show", f"repomap:{shop}?tokens=300"], capture_output=True, text=True,
-                         env={**os.environ, "LLM_USER_PATH": str(tmp_path)}, timeout=120)
-    assert llm.returncode == 0 and llm.stdout.rstrip("\n") == text.rstrip("\n"), llm.stderr
+    fragment = llm("fragments", "show", f"repomap:{shop}?tokens=300", tmp_path=tmp_path)
+    assert fragment.returncode == 0 and fragment.stdout.rstrip("\n") == text.rstrip("\n"), fragment.stderr
 
 
 def test_the_api_refuses_budgets_and_limits_below_one(shop):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import damage_column, run
+from conftest import damage_column, run, run_process
 from repomap import cache
 from repomap.resources import resource_dir
 
@@ -49,8 +49,8 @@ def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     a ranked one imports numpy and jinja2 while a child stamps the files: RepoMap._forked_stamps.)"""
     cache_dir = tmp_path / "cache"
     run("map", tree, "--cache-dir", cache_dir)  # ranked
-    first = run("map", tree, "--cache-dir", cache_dir)
-    again = run("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    first = run_process("map", tree, "--cache-dir", cache_dir)
+    again = run_process("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert again.returncode == 0 and again.stdout == first.stdout
     imported = modules_imported(again)
     assert "repomap.api" in imported
@@ -63,9 +63,9 @@ def test_a_touched_file_is_hashed_not_parsed(tree, tmp_path):
     hashed again, and the map is the stored one: no parser, worker or ranking is loaded."""
     cache_dir = tmp_path / "cache"
     run("map", tree, "--cache-dir", cache_dir)  # ranked: the next map imports numpy meanwhile
-    first = run("map", tree, "--cache-dir", cache_dir)
+    first = run_process("map", tree, "--cache-dir", cache_dir)
     (tree / "m2.py").write_text((tree / "m2.py").read_text())
-    again = run("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    again = run_process("map", tree, "--cache-dir", cache_dir, env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert again.returncode == 0 and again.stdout == first.stdout
     imported = modules_imported(again)
     assert "repomap.api" in imported

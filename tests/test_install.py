@@ -4,17 +4,11 @@ import os
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 from conftest import FIXTURES
 
-CHECKOUT = Path(__file__).resolve().parents[1]
 
-
-def test_wheel_runs_from_another_directory(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path / "dist"), str(CHECKOUT)], check=True, capture_output=True)
-    wheel = next((tmp_path / "dist").glob("repomap-*.whl"))
+def test_wheel_runs_from_another_directory(wheel, tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "repomap/queries/python.scm" in names and "repomap/templates/text.j2" in names
     site = tmp_path / "site"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run
+from conftest import FIXTURES, run_process
 from repomap import RepoMap, RepoMapError
 
 
@@ -153,7 +153,7 @@ def test_a_map_ranked_after_a_ranked_one_is_the_map_made_without_a_cache(shop, t
     cart = shop / "shop" / "cart.py"
     for grown in range(3):
         cart.write_text(cart.read_text().replace("        return sum(", "        # grown\n        return sum("))
-        out = run("map", shop, "--tokens", "300", "--cache-dir", cache_dir)
+        out = run_process("map", shop, "--tokens", "300", "--cache-dir", cache_dir)
         assert out.stdout == RepoMap(shop, use_cache=False, tokens=300).build().text
 
 

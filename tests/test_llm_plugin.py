@@ -1,21 +1,31 @@
-"""The `llm` fragment loader, loaded by llm's own plugin manager in real llm processes."""
+"""The `llm` fragment loader, loaded by llm's own plugin manager: in a real llm process once,
+then through llm's command line in this process."""
 
 import os
 import subprocess
 import sys
+import traceback
 
 from conftest import FIXTURES
 
-LLM = [sys.executable, "-c", "import sys; from llm.cli import cli; sys.exit(cli())"]
+
+def llm(*args, tmp_path) -> subprocess.CompletedProcess:
+    """llm's command as a user runs it, in this process: its output, its exit status, and a
+    traceback on stderr where an error escaped it, as a process would print one."""
+    from click.testing import CliRunner
+    from llm.cli import cli
+
+    result = CliRunner().invoke(cli, list(args), env={"LLM_USER_PATH": str(tmp_path)})
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(["llm", *args], result.exit_code, result.stdout, stderr)
 
 
-def llm(*args, tmp_path):
-    env = {**os.environ, "LLM_USER_PATH": str(tmp_path)}
-    return subprocess.run([*LLM, *args], capture_output=True, text=True, env=env, timeout=120)
-
-
-def test_loader_is_registered(tmp_path):
-    result = llm("fragments", "loaders", tmp_path=tmp_path)
+def test_loader_is_registered_in_a_real_llm_process(tmp_path):
+    result = subprocess.run([sys.executable, "-c", "import sys; from llm.cli import cli; sys.exit(cli())",
+                             "fragments", "loaders"], capture_output=True, text=True,
+                            env={**os.environ, "LLM_USER_PATH": str(tmp_path)}, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "repomap:" in result.stdout
 
