@@ -59,7 +59,7 @@ def server(repo: RepoMap) -> MCPServer:
         "Steer it with the task text and the files you already have."))
     def repo_map(query: str = "", focus: list[str] | None = None, tokens: int | None = None) -> CallToolResult:
         started = time.perf_counter()
-        tokens = repo.tokens if tokens is None else tokens  # the repository's setting, else 1,024
+        tokens = repo.options.tokens if tokens is None else tokens  # the repository's setting, else 1,024
         if not 1 <= tokens <= MAX_TOKENS:
             raise ToolError(f"tokens must be between 1 and {MAX_TOKENS}")
         missing = [f for f in focus or [] if not _in_repository(repo, f)]

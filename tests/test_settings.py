@@ -18,7 +18,7 @@ def test_the_api_reads_the_settings_and_arguments_win(shop):
     _settled(shop)
     text = RepoMap(shop, use_cache=False).build().text
     assert "web/" not in text and "shop/cart.py:" in text
-    assert RepoMap(shop, use_cache=False).tokens == 120
+    assert RepoMap(shop, use_cache=False).options.tokens == 120
     assert "web/api.ts:" in RepoMap(shop, use_cache=False, exclude=[], tokens=2000).build().text
     assert "web/api.ts:" in RepoMap(shop, use_cache=False, settings=False, tokens=2000).build().text
 
