@@ -513,6 +513,12 @@ def _prepare(languages: set[str], count_terms: bool) -> None:
     tags.prepare(languages)
 
 
+def untagged_note(language: str) -> str:
+    """The note of a file left untagged because its language's query is broken (tags._compiled
+    warns why), counted per language in a scan's notes."""
+    return f"no working {language} query"
+
+
 def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
     path, rel, language, max_file_size, _, count_terms = job
     data, reason = discover.read_source(Path(path), max_file_size)
@@ -521,7 +527,7 @@ def _tag(job: tuple) -> tuple[str, bytes | None, bytes | None]:
     digest = cache.content_hash(data)
     result = tags.extract(rel, data, language)
     if result is None:
-        return digest, _encode(None, (f"no working {language} query",)), NO_TERMS
+        return digest, _encode(None, (untagged_note(language),)), NO_TERMS
     notes = []
     try:
         data.decode("utf-8")

@@ -3,6 +3,7 @@ cells. The map, search and retrieve all point into the file itself: its lines, a
 notebook the source view every reader of it sees (notebooks.source_of), never its JSON."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,24 @@ def test_a_notebook_in_a_language_repomap_does_not_tag_is_listed_without_definit
     assert result.returncode == 0, result.stderr
     assert "2 files" in result.stdout and "1 symbols" in result.stdout
 
+
+def test_index_names_the_languages_whose_query_is_broken(tmp_path):
+    """A copy of the package with a broken Go query: the summary says which language, and how
+    many of its files it left untagged."""
+    import repomap
+    from repomap.resources import resource_dir
+
+    package = tmp_path / "package"
+    shutil.copytree(Path(repomap.__file__).parent, package / "repomap")
+    shutil.copytree(resource_dir("queries"), package / "queries")
+    shutil.copytree(resource_dir("templates"), package / "templates")
+    (package / "queries" / "go.scm").write_text("(((")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in ("a", "b"):
+        (repo / f"{name}.go").write_text(f"package a\nfunc {name.upper()}() {{}}\n")
+    (repo / "c.py").write_text("def f():\n    pass\n")
+    result = run("index", repo, cwd=tmp_path, env={"PYTHONPATH": str(package)})  # not the checkout's own
+    assert result.returncode == 0, result.stderr
+    assert "no tags for go" in result.stderr
+    assert "no working query for: go (2 files untagged)" in result.stdout.splitlines()
