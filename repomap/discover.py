@@ -542,7 +542,8 @@ def _ignored(rel: str, name: str, is_dir: bool, rules: Sequence[Ignore]) -> str:
 
 def read_source(path: Path | str, max_file_size: int = DEFAULTS["max_file_size"]) -> tuple[bytes | None, str]:
     """The file's source (its bytes, or a notebook's source view: notebooks.source_of), or None
-    and why not: behind a link, unreadable, too large, binary, minified or a broken notebook. `path` is the resolved root joined with a relative path (paths.open_source)."""
+    and why not: behind a link, unreadable, too large, binary, minified, or a notebook that is
+    none. `path` is the resolved root joined with a relative path (paths.open_source)."""
     try:
         fd = paths.open_source(os.fspath(path))
     except OSError as exc:

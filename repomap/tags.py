@@ -146,7 +146,8 @@ def prepare(languages: set[str]) -> None:
         if language == "rst":
             _rst_parser()
         elif language in sfc.LANGUAGES:
-            _compiled("javascript"), _compiled("typescript")
+            _compiled("javascript")
+            _compiled("typescript")
         elif language == "notebook":
             _compiled("python")
         elif language != "asciidoc":
