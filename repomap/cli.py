@@ -17,6 +17,7 @@ from .aider_drop_in import run_aider
 from .api import RepoMap
 from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
 from .errors import NotFound, RepoMapError, json_text, visible
+from .index import untagged_note
 from .mapfile import MapFile
 from .retrieve import Snippet, content, holders
 from .tokens import with_meta
@@ -414,6 +415,10 @@ def _run_index(args: argparse.Namespace) -> int:
     print(f"{len(scan.infos)} files ({repo.indexer.changed} read again), {symbols} symbols "
           f"in {time.perf_counter() - started:.2f} s; index: {where}")
     print("languages: " + ", ".join(f"{name} {n}" for name, n in sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))))
+    broken = {language: n for language in sorted(set(tags.EXTENSIONS.values()))
+              if (n := scan.notes.get(untagged_note(language)))}
+    if broken:
+        print("no working query for: " + ", ".join(f"{name} ({n} files untagged)" for name, n in broken.items()))
     _print_notes(scan.notes)
     return 0
 

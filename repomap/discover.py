@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import paths
+from . import notebooks, paths
 from .config import DEFAULTS
 from .errors import warn
 
@@ -541,8 +541,9 @@ def _ignored(rel: str, name: str, is_dir: bool, rules: Sequence[Ignore]) -> str:
 
 
 def read_source(path: Path | str, max_file_size: int = DEFAULTS["max_file_size"]) -> tuple[bytes | None, str]:
-    """The file's bytes, or None and why not: behind a link, unreadable, too large, binary or
-    minified. `path` is the resolved root joined with a relative path (paths.open_source)."""
+    """The file's source (its bytes, or a notebook's source view: notebooks.source_of), or None
+    and why not: behind a link, unreadable, too large, binary, minified, or a notebook that is
+    none. `path` is the resolved root joined with a relative path (paths.open_source)."""
     try:
         fd = paths.open_source(os.fspath(path))
     except OSError as exc:
@@ -554,6 +555,10 @@ def read_source(path: Path | str, max_file_size: int = DEFAULTS["max_file_size"]
             return None, "unreadable"
     if len(data) > max_file_size:
         return None, "too large"
+    try:
+        data = notebooks.source_of(os.fspath(path), data)
+    except ValueError as exc:
+        return None, str(exc)
     if b"\0" in data[:8192]:
         return None, "binary"
     lines = data.splitlines()

@@ -492,6 +492,12 @@ def _prepare(languages: set[str], count_terms: bool) -> None:
     tags.prepare(languages)
 
 
+def untagged_note(language: str) -> str:
+    """The note of a file left untagged because its language's query is broken (tags._compiled
+    warns why), counted per language in a scan's notes."""
+    return f"no working {language} query"
+
+
 def _tag(job: TagJob) -> Tagged:
     data, reason = discover.read_source(Path(job.path), job.max_file_size)
     if data is None:
@@ -499,7 +505,7 @@ def _tag(job: TagJob) -> Tagged:
     digest = cache.content_hash(data)
     result = tags.extract(job.rel, data, job.language)
     if result is None:
-        return Tagged(digest, encode_payload(None, (f"no working {job.language} query",)), NO_TERMS)
+        return Tagged(digest, encode_payload(None, (untagged_note(job.language),)), NO_TERMS)
     notes = []
     try:
         data.decode("utf-8")

@@ -28,7 +28,7 @@ class Snippet:
     tag: Tag
     start_line: int
     end_line: int
-    data: bytes  # the file's bytes, unchanged
+    data: bytes  # the file's source, unchanged (a notebook's: its source view)
 
 
 def safe_relative(root: Path, path: str) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, NamedTuple
 
-from . import cache, discover, mirrors, paths
+from . import cache, discover, mirrors, notebooks, paths
 from .errors import Changed
 from .fileset import Stamps
 from .index import Indexer
@@ -47,7 +47,8 @@ class _Defs(Mapping):
 
 
 class Sources(dict):
-    """File bytes by repository-relative path, read on first use (b"" if gone meanwhile).
+    """File sources by repository-relative path (bytes, or a notebook's source view as
+    discover.read_source gives it), read on first use (b"" if gone meanwhile).
     With `digest` (each file's content hash as tagged), bytes that hash otherwise are not
     shown: an editor wrote the file after it was tagged, and its tags' lines and bytes would
     cut the other version's text. Changed then, and the call is made again (RepoMap)."""
@@ -60,8 +61,8 @@ class Sources(dict):
     def __missing__(self, rel: str) -> bytes:
         try:
             with open(paths.open_source(str(self.root / rel)), "rb") as file:  # never through a link
-                data = file.read()
-        except OSError:
+                data = notebooks.source_of(rel, file.read())
+        except (OSError, ValueError):  # a notebook broken since it was tagged: as good as gone
             data = b""
         if data and self.digest is not None and cache.content_hash(data) != self.digest(rel):
             raise Changed(f"{rel} changed while it was read; try again")

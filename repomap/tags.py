@@ -9,6 +9,11 @@ last node, where the definition's own node runs on past it (Groovy's statements 
 blank lines after them). References are `@reference.<kind>` with `@name`. Patterns that
 come first in a query win when two capture the same node. Each pattern has one role and
 kind (no alternation that mixes them): it is looked up once per pattern, not per match.
+
+Code inside another format is tagged in place: a Vue or Svelte component's `<script>`
+blocks are parsed as the ranges of the file they are (sfc.py), so every line and byte
+points into the file; a Jupyter notebook is tagged as its source view (notebooks.py), the
+text every reader of it sees instead of its JSON.
 """
 
 from __future__ import annotations
@@ -17,14 +22,14 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from . import sections
+from . import notebooks, sections, sfc
 from .errors import warn
 from .resources import resource_dir
 
 if TYPE_CHECKING:  # tree-sitter is imported by what parses: a stored map needs no grammar
-    from tree_sitter import Language, Node, Parser, Query
+    from tree_sitter import Language, Node, Parser, Query, Range
 
 # Definitions that make a nested function a method.
 CONTAINER_KINDS = {"class", "struct", "interface", "trait", "enum", "impl"}
@@ -66,15 +71,20 @@ EXTENSIONS = {
     ".rkt": "racket",
     ".elm": "elm", ".gleam": "gleam", ".erl": "erlang", ".hrl": "erlang",
     ".nix": "nix", ".r": "r", ".jl": "julia",
+    ".vue": "vue", ".svelte": "svelte",  # their <script> blocks: JavaScript or TypeScript
+    ".ipynb": "notebook",  # its code cells, in the kernel's language
 }
 # Files known by their whole name, and names that keep their language under any suffix
 # (`Dockerfile.dev`), looked up only when the extension is not known.
 FILE_NAMES = {"BUILD": "starlark", "WORKSPACE": "starlark", "Dockerfile": "dockerfile"}
 SUFFIXED_NAMES = {"Dockerfile": "dockerfile"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sections
+_QUERIED = set(EXTENSIONS.values()) - DOCUMENTS - sfc.LANGUAGES - {"notebook"}  # code a query of its own tags
 # Languages whose files can reference each other's definitions.
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin": "java",
-            "scala": "java", "ocaml_interface": "ocaml"}
+            "scala": "java", "ocaml_interface": "ocaml", "vue": "javascript", "svelte": "javascript",
+            # A family is known by the path alone, and most notebooks run Python.
+            "notebook": "python"}
 
 
 @dataclass(slots=True)
@@ -163,6 +173,11 @@ def prepare(languages: set[str]) -> None:
     for language in languages:
         if language == "rst":
             _rst_parser()
+        elif language in sfc.LANGUAGES:
+            _compiled("javascript")
+            _compiled("typescript")
+        elif language == "notebook":
+            _compiled("python")
         elif language != "asciidoc":
             _compiled(language)
 
@@ -209,14 +224,43 @@ def _grammar(language: str) -> Language:
 
 def extract(path: str, source: bytes, language: str) -> FileTags | None:
     """Tags of one file; None when the language has no working query."""
-    from tree_sitter import QueryCursor
-
     if language in ("rst", "asciidoc"):
         return _document(path, source, language)
+    if language in sfc.LANGUAGES:
+        return _component(path, source, language)
+    if language == "notebook":  # its source view (notebooks.source_of), in its kernel's language
+        language = notebooks.language(source)
+        if language not in _QUERIED:
+            return FileTags([], False)  # a kernel's language we do not tag
+    found = _found(path, source, language)
+    return None if found is None else _finished(found)
+
+
+class _Found(NamedTuple):
+    """The definitions (not yet nested) and references of one parse."""
+
+    defs: list[Tag]
+    refs: list[Tag]
+    syntax_error: bool
+
+
+def _finished(found: _Found) -> FileTags:
+    tags = _nest(sorted(found.defs, key=lambda t: (t.start_byte, -t.end_byte)))
+    ordered = sorted(tags + found.refs, key=lambda t: (t.line, t.role, t.start_byte, t.kind, t.name))
+    return FileTags(ordered, found.syntax_error)
+
+
+def _found(path: str, source: bytes, language: str, ranges: list[Range] | None = None) -> _Found | None:
+    """What the language's query finds in the source, or only in `ranges` of it; None when
+    the language has no working query."""
+    from tree_sitter import Parser, QueryCursor
+
     compiled = _compiled(language)
     if compiled is None:
         return None
     parser, query, role_kinds = compiled
+    if ranges:  # a parser of its own: the compiled one is shared by every file of the language
+        parser = Parser(parser.language, included_ranges=ranges)
     tree = parser.parse(source)
     try:
         matches = QueryCursor(query).matches(tree.root_node)
@@ -264,9 +308,45 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
                 tag.outer = _text(source, captures["scope"][0])
             defs[key] = (pattern, tag)
     ref_tags = [t for start, (_, t) in refs.items() if start not in def_names]  # not a definition's own name
-    tags = _nest(sorted((t for _, t in defs.values()), key=lambda t: (t.start_byte, -t.end_byte)))
-    ordered = sorted(tags + ref_tags, key=lambda t: (t.line, t.role, t.start_byte, t.kind, t.name))
-    return FileTags(ordered, tree.root_node.has_error)
+    return _Found([t for _, t in defs.values()], ref_tags, tree.root_node.has_error)
+
+
+def _component(path: str, source: bytes, language: str) -> FileTags | None:
+    """A Vue or Svelte component: a class named for its file that spans it (instantiated where
+    markup names it, each instance with its own state, the script's functions its members),
+    what its script blocks define and reference, and the components its markup uses (a
+    reference like a JSX element's). None when a script's language has no working query."""
+    end = len(source.rstrip())
+    defs = [Tag(path, 1, "def", "class", sfc.component_name(path), _line(source, end), 0, end, 1, head_byte=0)]
+    refs = [_used(path, source, use) for use in sfc.uses(source, language)]
+    error = False
+    for script in sfc.scripts(source):
+        found = _found(path, source, script.language, [_range(source, script.start_byte, script.end_byte)])
+        if found is None:
+            return None
+        defs += found.defs
+        refs += found.refs
+        error = error or found.syntax_error
+    return _finished(_Found(defs, refs, error))
+
+
+def _used(path: str, source: bytes, use: sfc.Use) -> Tag:
+    line = _line(source, use.start_byte)
+    return Tag(path, line, "ref", "call", use.name, line, use.start_byte, use.end_byte, line)
+
+
+def _line(source: bytes, at: int) -> int:
+    return source.count(b"\n", 0, at) + 1
+
+
+def _range(source: bytes, start: int, end: int) -> Range:
+    """Bytes `start` to `end` of the source as a tree-sitter range (rows, and columns in bytes)."""
+    from tree_sitter import Point, Range
+
+    def point(at: int) -> Point:
+        return Point(source.count(b"\n", 0, at), at - source.rfind(b"\n", 0, at) - 1)
+
+    return Range(point(start), point(end), start, end)
 
 
 def _utf8_in_place(source: bytes) -> bytes:

@@ -172,6 +172,9 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
                 ("a.c::Point#type", "/* A point. */\ntypedef struct {\n    int x;\n} Point;"),
                 ("a.c::add#function", "/* Adds. */\nint add(int a, int b) {\n    return a + b;\n}"),
             ]),
+    "limits.c": ("#include <stddef.h>\n\n/* The most bytes a buffer holds. */\nstatic const size_t LIMIT = 1 << 20;\n", [
+        ("limits.c::LIMIT#constant", "/* The most bytes a buffer holds. */\nstatic const size_t LIMIT = 1 << 20;"),
+    ]),
     "A.java": ("/** A thing. */\n@Deprecated\npublic class A {\n    /** The size. */\n"
                "    public static final int SIZE = 3;\n}\n", [
                    ("A.java::A.SIZE#constant", "    /** The size. */\n    public static final int SIZE = 3;"),
