@@ -25,8 +25,8 @@ def packed(strings: list[str]) -> np.ndarray:
 
 class _Unpacked(list):
     """Strings read from a stored array, which keep it: packing them again, to store what is
-    made of them after an edit, gives it back (a kernel's 2.3 million names: 0.1 s each way).
-    Never changed once read."""
+    made of them after an edit, gives it back rather than encoding millions of names again
+    (bench/RESULTS.md: arrays). Never changed once read."""
 
     __slots__ = ("stored",)
 
@@ -40,9 +40,9 @@ def unpacked(stored: np.ndarray) -> list[str]:
 
 class Packed(Sequence):
     """The strings `packed` stored, each decoded when it is read: a graph's update reads a
-    few of a kernel's 2.3 million names (and bisects them), where decoding them all took
-    0.18-0.36 s for each of the graph and its inputs, in every process after an edit. A loop
-    over them decodes them all at once (as `unpacked`); packing them gives the array back."""
+    few of a large repository's names (and bisects them), where decoding them all would cost
+    every process after an edit (bench/RESULTS.md: arrays). A loop over them decodes them
+    all at once (as `unpacked`); packing them gives the array back."""
 
     def __init__(self, stored: np.ndarray):
         self.stored = stored

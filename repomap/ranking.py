@@ -99,7 +99,7 @@ class Ranked:
 
 class RankedList(Sequence):
     """Definitions best first, made into Ranked (and their files' Tags) only when read: a
-    map reads a few hundred of a kernel's three million."""
+    map reads a few hundred of a large repository's millions."""
 
     def __init__(self, score: np.ndarray, number: np.ndarray, every: Definitions, edges: Edges,
                  infos: dict[str, FileInfo]):
