@@ -3,9 +3,11 @@
 A query marks a definition with `@definition.<kind>` on the whole node and `@name`
 on its name; `@body` (optional, else the node's `body` field) marks where the
 signature ends, and `@scope` (optional) the type or table it belongs to when that
-is named outside it (a Go receiver). References are `@reference.<kind>` with
-`@name`. Patterns that come first in a query win when two capture the same node.
-Each pattern has one role and kind (no alternation that mixes them): it is looked up
+is named outside it (a Go receiver). A definition captured on several nodes (Dart's
+signature and body, which are siblings; Fortran's function and the last word of its `end`
+line, which the function's node runs past) runs from the first to the end of the last.
+References are `@reference.<kind>` with `@name`. Patterns that come first in a query
+win when two capture the same node. Each pattern has one role and kind (no alternation that mixes them): it is looked up
 once per pattern, not per match.
 """
 
@@ -15,7 +17,7 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import sections
 from .errors import warn
@@ -44,11 +46,47 @@ EXTENSIONS = {
     ".ml": "ocaml", ".mli": "ocaml_interface",
     ".md": "markdown", ".markdown": "markdown",
     ".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
+    # Dart, Zig, D, Fortran, Pony, Nim, Verilog, Solidity, Arduino, Objective-C, MATLAB:
+    ".dart": "dart", ".zig": "zig", ".d": "d",
+    ".f90": "fortran", ".f95": "fortran", ".f03": "fortran", ".f08": "fortran", ".f": "fortran", ".for": "fortran",
+    ".pony": "pony", ".nim": "nim", ".nims": "nim",
+    ".v": "verilog", ".sv": "verilog", ".svh": "verilog", ".vh": "verilog",
+    ".sol": "solidity", ".ino": "arduino", ".mm": "objc",
+    ".m": "m",  # Objective-C or MATLAB: see BY_CONTENT
 }
 DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sections
 # Languages whose files can reference each other's definitions.
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin": "java",
             "scala": "java", "ocaml_interface": "ocaml"}
+FAMILIES["arduino"] = FAMILIES["objc"] = "c"
+# A `.m` file is known as "m" until its bytes are read: the graph, `index` and the map's file
+# languages see "m", in C's family because Objective-C's interfaces are in `.h` files (a
+# MATLAB file then links to a C definition only where their names agree).
+FAMILIES["m"] = "c"
+
+
+class ByContent(NamedTuple):
+    """Which of two languages sharing an extension a file is: `matched` where `pattern` finds
+    a line, else `otherwise`."""
+
+    pattern: re.Pattern[bytes]
+    matched: str
+    otherwise: str
+
+
+# The pseudo-languages of shared extensions, told apart by the lines GitHub linguist's
+# heuristics look for: tagging picks the language once it has the file's bytes.
+BY_CONTENT = {"m": ByContent(re.compile(rb"^[ \t]*(#import|#include|@(interface|implementation|protocol|end|property|class)\b)",
+                                        re.MULTILINE), "objc", "matlab")}
+
+
+def content_language(language: str, source: bytes) -> str:
+    """The language of a file whose extension two languages share, from its bytes; any other
+    language as it is."""
+    rule = BY_CONTENT.get(language)
+    if rule is None:
+        return language
+    return rule.matched if rule.pattern.search(source) else rule.otherwise
 
 
 @dataclass(slots=True)
@@ -133,10 +171,12 @@ def prepare(languages: set[str]) -> None:
     """Load tree-sitter and compile these languages' queries: a worker's setup, done before
     its first file, so that file's time limit is not spent on them."""
     for language in languages:
-        if language == "rst":
-            _rst_parser()
-        elif language != "asciidoc":
-            _compiled(language)
+        rule = BY_CONTENT.get(language)
+        for one in (rule.matched, rule.otherwise) if rule else (language,):
+            if one == "rst":
+                _rst_parser()
+            elif one != "asciidoc":
+                _compiled(one)
 
 
 @lru_cache(maxsize=None)
@@ -183,6 +223,7 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
     """Tags of one file; None when the language has no working query."""
     from tree_sitter import QueryCursor
 
+    language = content_language(language, source)
     if language in ("rst", "asciidoc"):
         return _document(path, source, language)
     compiled = _compiled(language)
@@ -221,7 +262,7 @@ def extract(path: str, source: bytes, language: str) -> FileTags | None:
                 continue  # one more equation of the definition above
             end = _last_equation(node, name)
         else:
-            end = node
+            end = captures[role_kind][-1]
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
             tag = _definition(path, source, node, name_node, name, kind, body, end)
@@ -270,7 +311,7 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
     line = node.start_point[0] + 1
     body_byte = -1
     opening: list[Node] = []  # comments between the signature and the body, last first
-    if body is not None and node.start_byte < body.start_byte <= node.end_byte:
+    if body is not None and node.start_byte < body.start_byte <= end.end_byte:
         body_byte = body.start_byte
         before = body.prev_sibling
         while before is not None and before.is_extra:
@@ -286,6 +327,7 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
     head, comments = _attached(node)
     return Tag(path, line, "def", kind, name, end.end_point[0] + 1, node.start_byte, end.end_byte,
                sig_end_line, body_byte, head_byte=head, doc=_doc(source, body, comments, opening[::-1]))
+
 
 
 # Haskell writes one function as a type signature and equations, each a node of its own: the

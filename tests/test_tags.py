@@ -16,6 +16,7 @@ SAMPLES = sorted(p for p in FIXTURES.glob("*/*") if p.suffix != ".tags")
 REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp",
             "ruby", "php", "kotlin", "swift", "scala", "lua", "bash", "elixir", "haskell", "ocaml", "ocaml_interface",
             "markdown", "rst", "asciidoc"}
+REQUIRED |= {"dart", "zig", "d", "fortran", "pony", "nim", "verilog", "solidity", "arduino", "objc", "matlab"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}
 
 
@@ -37,7 +38,7 @@ def describe(sample: Path) -> str:
 
 def test_every_required_language_has_a_sample():
     assert {p.parent.name for p in SAMPLES} == REQUIRED
-    assert all(tags.language_for(p.name) == p.parent.name for p in SAMPLES)
+    assert all(tags.content_language(tags.language_for(p.name), p.read_bytes()) == p.parent.name for p in SAMPLES)
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.parent.name)
