@@ -314,7 +314,7 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
     if body is not None and node.start_byte < body.start_byte <= end.end_byte:
         body_byte = body.start_byte
         before = body.prev_sibling
-        while before is not None and before.is_extra:
+        while before is not None and (before.is_extra or _blank(before)):
             if "comment" in before.type:
                 opening.append(before)
             before = before.prev_sibling
@@ -364,7 +364,7 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         node = node.parent  # (Haskell's first declaration: a comment above stands outside the list)
     comments: list[Node] = []
     start_row, head = node.start_point[0], node.start_byte
-    sibling = node.prev_sibling
+    sibling = _previous(node)
     while sibling is not None and _is_attachment(sibling):
         gap = start_row - sibling.end_point[0]
         if gap > 2 or (gap == 2 and (comments or not sibling.text.startswith(b"/**"))):
@@ -372,13 +372,26 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         if "comment" in sibling.type or sibling.type == "haddock":
             comments.insert(0, sibling)
         start_row, head = sibling.start_point[0], sibling.start_byte
-        sibling = sibling.prev_sibling
+        sibling = _previous(sibling)
     return head, comments
 
 
 def _only_spec(node: Node) -> bool:
     parent = node.parent
     return parent.type in DECLARATIONS and [c for c in parent.named_children if "comment" not in c.type] == [node]
+
+
+def _previous(node: Node) -> Node | None:
+    """The sibling before a node, past the line breaks a grammar makes tokens of (MATLAB's),
+    which part a definition from its comments no more than the line's end does elsewhere."""
+    sibling = node.prev_sibling
+    while sibling is not None and _blank(sibling):
+        sibling = sibling.prev_sibling
+    return sibling
+
+
+def _blank(node: Node) -> bool:
+    return not node.is_named and node.text.isspace()
 
 
 def _is_attachment(node: Node) -> bool:
