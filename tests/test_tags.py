@@ -96,3 +96,16 @@ def test_every_kind_a_query_captures_is_a_known_kind():
     captured = {kind for query in resource_dir("queries").glob("*.scm")
                 for kind in re.findall(r"@definition\.([a-z_]+)", query.read_text())}
     assert captured == KINDS
+
+
+def test_a_dot_m_file_is_tagged_as_objective_c_or_matlab_by_its_content(tmp_path):
+    """`.m` is both languages' extension: each file of one folder is tagged by its own lines."""
+    from conftest import run
+
+    objc, matlab = FIXTURES / "objc" / "Counter.m", FIXTURES / "matlab" / "mean_filter.m"
+    (tmp_path / objc.name).write_bytes(objc.read_bytes())
+    (tmp_path / matlab.name).write_bytes(matlab.read_bytes())
+    found = run("search", "--json", "clampCount", tmp_path).stdout + run("search", "--json", "make_kernel", tmp_path).stdout
+    assert "Counter.m::clampCount#function" in found and "mean_filter.m::make_kernel#function" in found
+    assert run("retrieve", "Counter.m::Counter.addValue#method", tmp_path).returncode == 0
+    assert run("retrieve", "mean_filter.m::mean_filter#function", tmp_path).stdout.endswith("'same');\nend\n")
