@@ -5,8 +5,9 @@
    (ErrorUnionExpr (SuffixExpr (ContainerDecl (ContainerDeclType "enum")) @body)))) @definition.enum)
 (_ "pub"? @definition.type . (Decl (VarDecl variable_type_function: (IDENTIFIER) @name
    (ErrorUnionExpr (SuffixExpr (ContainerDecl) @body)))) @definition.type)
-(_ "pub"? @definition.constant . (Decl (VarDecl "const" variable_type_function: (IDENTIFIER) @name (_) @value .
-   ";")) @definition.constant (#not-match? @value "^(@import|[A-Za-z_][A-Za-z0-9_.]*$)"))
+(_ "pub"? @definition.constant . (Decl (VarDecl "const" variable_type_function: (IDENTIFIER) @name
+   [(ErrorUnionExpr (SuffixExpr [(INTEGER) (FLOAT) (STRINGLITERALSINGLE) (CHAR_LITERAL) (InitList)])) (BinaryExpr) (UnaryExpr)]
+   . ";")) @definition.constant)
 
 (SuffixExpr variable_type_function: (IDENTIFIER) @name . (FnCallArguments)) @reference.call
 (FieldOrFnCall function_call: (IDENTIFIER) @name) @reference.member
