@@ -6,9 +6,12 @@ where the signature ends, `@scope` the type or table it belongs to when that is 
 outside it (a Go receiver), `@doc` a documentation string inside or before it that no
 comment marks (a Lisp's string after the name, GraphQL's description), and `@end` its
 last node, where the definition's own node runs on past it (Groovy's statements take the
-blank lines after them). References are `@reference.<kind>` with `@name`. Patterns that
-come first in a query win when two capture the same node. Each pattern has one role and
-kind (no alternation that mixes them): it is looked up once per pattern, not per match.
+blank lines after them); a definition captured on several nodes (Dart's signature and
+body, which are siblings; Fortran's function and the last word of its `end` line) runs
+from the first to the end of the last. References are `@reference.<kind>` with `@name`.
+Patterns that come first in a query win when two capture the same node. Each pattern has
+one role and kind (no alternation that mixes them): it is looked up once per pattern, not
+per match.
 
 Code inside another format is tagged in place: a Vue or Svelte component's `<script>`
 blocks are parsed as the ranges of the file they are (sfc.py), so every line and byte
@@ -73,18 +76,58 @@ EXTENSIONS = {
     ".nix": "nix", ".r": "r", ".jl": "julia",
     ".vue": "vue", ".svelte": "svelte",  # their <script> blocks: JavaScript or TypeScript
     ".ipynb": "notebook",  # its code cells, in the kernel's language
+    # Dart, Zig, D, Fortran, Pony, Nim, Verilog, Solidity, Arduino, Objective-C, MATLAB:
+    ".dart": "dart", ".zig": "zig", ".d": "d",
+    ".f90": "fortran", ".f95": "fortran", ".f03": "fortran", ".f08": "fortran", ".f": "fortran", ".for": "fortran",
+    ".pony": "pony", ".nim": "nim", ".nims": "nim",
+    ".v": "verilog", ".sv": "verilog", ".svh": "verilog", ".vh": "verilog",
+    ".sol": "solidity", ".ino": "arduino", ".mm": "objc",
+    ".m": "m",  # Objective-C or MATLAB: see BY_CONTENT
 }
 # Files known by their whole name, and names that keep their language under any suffix
 # (`Dockerfile.dev`), looked up only when the extension is not known.
 FILE_NAMES = {"BUILD": "starlark", "WORKSPACE": "starlark", "Dockerfile": "dockerfile"}
 SUFFIXED_NAMES = {"Dockerfile": "dockerfile"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sections
-_QUERIED = set(EXTENSIONS.values()) - DOCUMENTS - sfc.LANGUAGES - {"notebook"}  # code a query of its own tags
 # Languages whose files can reference each other's definitions.
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin": "java",
             "scala": "java", "ocaml_interface": "ocaml", "vue": "javascript", "svelte": "javascript",
             # A family is known by the path alone, and most notebooks run Python.
             "notebook": "python"}
+FAMILIES["arduino"] = FAMILIES["objc"] = "c"
+# A `.m` file is known as "m" until its bytes are read: the graph, `index` and the map's file
+# languages see "m", in C's family because Objective-C's interfaces are in `.h` files (a
+# MATLAB file then links to a C definition only where their names agree).
+FAMILIES["m"] = "c"
+
+
+class ByContent(NamedTuple):
+    """Which of two languages sharing an extension a file is: `matched` where `pattern` finds
+    a line, else `otherwise`."""
+
+    pattern: re.Pattern[bytes]
+    matched: str
+    otherwise: str
+
+
+# The pseudo-languages of shared extensions, told apart by the lines GitHub linguist's
+# heuristics look for: tagging picks the language once it has the file's bytes.
+BY_CONTENT = {"m": ByContent(re.compile(rb"^[ \t]*(#import|#include|@(interface|implementation|protocol|end|property|class)\b)",
+                                        re.MULTILINE), "objc", "matlab")}
+
+
+# Code a query of its own tags (a notebook's kernel language must be one).
+_QUERIED = (set(EXTENSIONS.values()) - DOCUMENTS - sfc.LANGUAGES - {"notebook"} - set(BY_CONTENT)) | \
+    {one for rule in BY_CONTENT.values() for one in (rule.matched, rule.otherwise)}
+
+
+def content_language(language: str, source: bytes) -> str:
+    """The language of a file whose extension two languages share, from its bytes; any other
+    language as it is."""
+    rule = BY_CONTENT.get(language)
+    if rule is None:
+        return language
+    return rule.matched if rule.pattern.search(source) else rule.otherwise
 
 
 @dataclass(slots=True)
@@ -171,15 +214,17 @@ def prepare(languages: set[str]) -> None:
     """Load tree-sitter and compile these languages' queries: a worker's setup, done before
     its first file, so that file's time limit is not spent on them."""
     for language in languages:
-        if language == "rst":
-            _rst_parser()
-        elif language in sfc.LANGUAGES:
-            _compiled("javascript")
-            _compiled("typescript")
-        elif language == "notebook":
-            _compiled("python")
-        elif language != "asciidoc":
-            _compiled(language)
+        rule = BY_CONTENT.get(language)
+        for one in (rule.matched, rule.otherwise) if rule else (language,):
+            if one == "rst":
+                _rst_parser()
+            elif one in sfc.LANGUAGES:
+                _compiled("javascript")
+                _compiled("typescript")
+            elif one == "notebook":
+                _compiled("python")
+            elif one != "asciidoc":
+                _compiled(one)
 
 
 @lru_cache(maxsize=None)
@@ -224,6 +269,7 @@ def _grammar(language: str) -> Language:
 
 def extract(path: str, source: bytes, language: str) -> FileTags | None:
     """Tags of one file; None when the language has no working query."""
+    language = content_language(language, source)
     if language in ("rst", "asciidoc"):
         return _document(path, source, language)
     if language in sfc.LANGUAGES:
@@ -299,7 +345,7 @@ def _found(path: str, source: bytes, language: str, ranges: list[Range] | None =
                 continue  # one more equation of the definition above
             end = _last_equation(node, name)
         else:
-            end = (captures.get("end") or [node])[0]
+            end = (captures.get("end") or captures[role_kind])[-1]  # an @end, else the last node captured
         if key not in defs or pattern < defs[key][0]:  # earlier patterns win
             body = (captures.get("body") or [node.child_by_field_name("body")])[0]
             doc = (captures.get("doc") or [None])[0]
@@ -391,10 +437,10 @@ def _definition(path: str, source: bytes, node: Node, name_node: Node, name: str
     line = node.start_point[0] + 1
     body_byte = -1
     opening: list[Node] = []  # comments between the signature and the body, last first
-    if body is not None and node.start_byte < body.start_byte <= node.end_byte:
+    if body is not None and node.start_byte < body.start_byte <= end.end_byte:
         body_byte = body.start_byte
         before = body.prev_sibling
-        while before is not None and before.is_extra:
+        while before is not None and (before.is_extra or _blank(before)):
             if "comment" in before.type:
                 opening.append(before)
             before = before.prev_sibling
@@ -455,7 +501,7 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         node = node.parent  # (a list's first element: a comment above stands outside the list)
     comments: list[Node] = []
     start_row, head = node.start_point[0], node.start_byte
-    sibling = node.prev_sibling
+    sibling = _previous(node)
     while sibling is not None and _is_attachment(sibling):
         gap = start_row - _last_row(sibling)
         if gap > 2 or (gap == 2 and (comments or not sibling.text.startswith(b"/**"))):
@@ -463,7 +509,7 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         if "comment" in sibling.type or sibling.type == "haddock":
             comments.insert(0, sibling)
         start_row, head = sibling.start_point[0], sibling.start_byte
-        sibling = sibling.prev_sibling
+        sibling = _previous(sibling)
     return head, comments
 
 
@@ -477,6 +523,19 @@ def _last_row(node: Node) -> int:
 def _only_spec(node: Node) -> bool:
     parent = node.parent
     return parent.type in DECLARATIONS and [c for c in parent.named_children if "comment" not in c.type] == [node]
+
+
+def _previous(node: Node) -> Node | None:
+    """The sibling before a node, past the line breaks a grammar makes tokens of (MATLAB's),
+    which part a definition from its comments no more than the line's end does elsewhere."""
+    sibling = node.prev_sibling
+    while sibling is not None and _blank(sibling):
+        sibling = sibling.prev_sibling
+    return sibling
+
+
+def _blank(node: Node) -> bool:
+    return not node.is_named and node.text.isspace()
 
 
 def _is_attachment(node: Node) -> bool:

@@ -280,6 +280,7 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
     ]),
     "a.chatito": ("// Greetings.\n~[greet]\n    hi\n    hello\n\n%[order]\n    ~[greet] coffee\n", [
         ("a.chatito::greet#macro", "// Greetings.\n~[greet]\n    hi\n    hello"),
+    ]),
     # Lisps, functional languages, Nix, R and Julia
     "a.clj": ("(ns a)\n\n;; Adds.\n(defn add\n  \"Adds two.\"\n  [a b]\n  (+ a b))\n", [
         ("a.clj::add#function", ";; Adds.\n(defn add\n  \"Adds two.\"\n  [a b]\n  (+ a b))"),
@@ -311,6 +312,57 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
     ]),
     "a.jl": ("# Adds.\nfunction add(a, b)\n    a + b\nend\n", [
         ("a.jl::add#function", "# Adds.\nfunction add(a, b)\n    a + b\nend"),
+    ]),
+    # Dart, Zig, D, Fortran, Pony, Nim, Verilog, Solidity, Arduino, Objective-C (.mm, and .m by content), MATLAB (.m).
+    "a.dart": ("/// Adds.\n@pragma('inline')\nint add(int a, int b) {\n  return a + b;\n}\n\n/// The limit.\nconst int limit = 10;\n", [
+        ("a.dart::add#function",
+         "/// Adds.\n@pragma('inline')\nint add(int a, int b) {\n  return a + b;\n}"),
+        ("a.dart::limit#constant",
+         "/// The limit.\nconst int limit = 10;"),
+    ]),
+    "a.zig": ("/// Adds.\npub fn add(a: i32, b: i32) i32 {\n    return a + b;\n}\n", [
+        ("a.zig::add#function",
+         "/// Adds.\npub fn add(a: i32, b: i32) i32 {\n    return a + b;\n}"),
+    ]),
+    "a.d": ("/// Adds.\nint add(int a, int b)\n{\n    return a + b;\n}\n", [
+        ("a.d::add#function",
+         "/// Adds.\nint add(int a, int b)\n{\n    return a + b;\n}"),
+    ]),
+    "a.f90": ("!> Adds.\nfunction add(a, b) result(c)\n  integer :: a, b, c\n  c = a + b\nend function add\n\n", [
+        ("a.f90::add#function",
+         "!> Adds.\nfunction add(a, b) result(c)\n  integer :: a, b, c\n  c = a + b\nend function add"),
+    ]),
+    "a.pony": ("class Adder\n  fun add(a: U32, b: U32): U32 =>\n    \"\"\"Adds.\"\"\"\n    a + b\n", [
+        ("a.pony::Adder.add#method",
+         "  fun add(a: U32, b: U32): U32 =>\n    \"\"\"Adds.\"\"\"\n    a + b"),
+    ]),
+    "a.nim": ("proc add(a, b: int): int =\n  ## Adds.\n  a + b\n", [
+        ("a.nim::add#function",
+         "proc add(a, b: int): int =\n  ## Adds.\n  a + b"),
+    ]),
+    "a.sv": ("// Adds.\nmodule adder(input a, input b, output c);\n  assign c = a + b;\nendmodule\n", [
+        ("a.sv::adder#module",
+         "// Adds.\nmodule adder(input a, input b, output c);\n  assign c = a + b;\nendmodule"),
+    ]),
+    "a.sol": ("contract Adder {\n    /// @notice Adds.\n    function add(uint a, uint b) public pure returns (uint) {\n        return a + b;\n    }\n}\n", [
+        ("a.sol::Adder.add#method",
+         "    /// @notice Adds.\n    function add(uint a, uint b) public pure returns (uint) {\n        return a + b;\n    }"),
+    ]),
+    "a.ino": ("// Blinks.\nvoid blink(int wait) {\n  delay(wait);\n}\n", [
+        ("a.ino::blink#function",
+         "// Blinks.\nvoid blink(int wait) {\n  delay(wait);\n}"),
+    ]),
+    "a.mm": ("@implementation Adder\n/// Adds.\n- (int)add:(int)a to:(int)b {\n    return a + b;\n}\n@end\n", [
+        ("a.mm::Adder.add#method",
+         "/// Adds.\n- (int)add:(int)a to:(int)b {\n    return a + b;\n}"),
+    ]),
+    "adder.m": ("% Adds.\nfunction c = adder(a, b)\n    c = a + b;\nend\n", [
+        ("adder.m::adder#function",
+         "% Adds.\nfunction c = adder(a, b)\n    c = a + b;\nend"),
+    ]),
+    "Adder.m": ("#import <Foundation/Foundation.h>\n\n// Adds.\nint add(int a, int b) {\n    return a + b;\n}\n", [
+        ("Adder.m::add#function",
+         "// Adds.\nint add(int a, int b) {\n    return a + b;\n}"),
     ]),
 }
 

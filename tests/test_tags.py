@@ -18,7 +18,8 @@ REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "
             "markdown", "rst", "asciidoc",
             "hcl", "proto", "graphql", "sql", "starlark", "dockerfile", "perl", "groovy", "powershell", "properties",
             "udev", "chatito",
-            "clojure", "commonlisp", "racket", "elisp", "elm", "gleam", "erlang", "nix", "r", "julia"}
+            "clojure", "commonlisp", "racket", "elisp", "elm", "gleam", "erlang", "nix", "r", "julia",
+            "dart", "zig", "d", "fortran", "pony", "nim", "verilog", "solidity", "arduino", "objc", "matlab"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}
 
 
@@ -40,7 +41,7 @@ def describe(sample: Path) -> str:
 
 def test_every_required_language_has_a_sample():
     assert {p.parent.name for p in SAMPLES} == REQUIRED
-    assert all(tags.language_for(p.name) == p.parent.name for p in SAMPLES)
+    assert all(tags.content_language(tags.language_for(p.name), p.read_bytes()) == p.parent.name for p in SAMPLES)
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.parent.name)
@@ -114,3 +115,16 @@ def test_a_python_docstring_keeps_its_first_letters():
     source = b'def f():\n    """Return the thing."""\n\n\ndef g():\n    rb"""Bytes, raw."""\n'
     docs = {t.name: t.doc for t in tags.extract("a.py", source, "python").tags if t.role == "def"}
     assert docs == {"f": "Return the thing.", "g": "Bytes, raw."}
+
+
+def test_a_dot_m_file_is_tagged_as_objective_c_or_matlab_by_its_content(tmp_path):
+    """`.m` is both languages' extension: each file of one folder is tagged by its own lines."""
+    from conftest import run
+
+    objc, matlab = FIXTURES / "objc" / "Counter.m", FIXTURES / "matlab" / "mean_filter.m"
+    (tmp_path / objc.name).write_bytes(objc.read_bytes())
+    (tmp_path / matlab.name).write_bytes(matlab.read_bytes())
+    found = run("search", "--json", "clampCount", tmp_path).stdout + run("search", "--json", "make_kernel", tmp_path).stdout
+    assert "Counter.m::clampCount#function" in found and "mean_filter.m::make_kernel#function" in found
+    assert run("retrieve", "Counter.m::Counter.addValue#method", tmp_path).returncode == 0
+    assert run("retrieve", "mean_filter.m::mean_filter#function", tmp_path).stdout.endswith("'same');\nend\n")
