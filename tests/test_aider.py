@@ -116,7 +116,8 @@ def aider_bin(wheel, tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where / "venv")], check=True)
     installed = subprocess.run([sys.executable, "-m", "pip", "--python", str(where / "venv/bin/python"), "install",
                                 "-q", "--no-compile", f"repomap[aider] @ {wheel.as_uri()}"],
-                               capture_output=True, text=True)
+                               capture_output=True, text=True,
+                               env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})  # not a checkout's
     assert installed.returncode == 0, installed.stderr[-2000:]
     return where / "venv/bin"
 

@@ -65,17 +65,17 @@ def test_a_forked_child_answers_then_does_its_jobs_till_one_fails(capfd):
     under the time limit, up to the first that crashes or hangs (the rest are the caller's)."""
     meanwhile = []
     setup = partial(errors.warn, "setup warns")
-    answer, done = workers.forked(lambda: ["a", "raise"], lambda first: ([*first, "crash", "b"], job, setup),
+    answer, done = workers.forked(lambda: ["a", "raise"], lambda first: workers.Batch([*first, "crash", "b"], job, setup),
                                   lambda: meanwhile.append(os.getpid()), 1.0)
     assert answer == ["a", "raise"] and meanwhile == [os.getpid()]
     assert done == [("a", "A"), ("raise", workers.Failed("failed to tag: ValueError: bad input (skipped)")),
                     ("crash", workers.Failed("crashed the parser (skipped)"))]
     assert capfd.readouterr().err == "repomap: warning: setup warns\n"
     started = time.monotonic()
-    assert workers.forked(lambda: 1, lambda first: (["hang", "b"], job, None), lambda: None, 1.0) == \
+    assert workers.forked(lambda: 1, lambda first: workers.Batch(["hang", "b"], job, None), lambda: None, 1.0) == \
         (1, [("hang", workers.Failed("took over 1 s to tag (skipped)", timed_out=True))])
     assert time.monotonic() - started < 30  # the child was not waited for
-    assert workers.forked(lambda: 1 / 0, lambda first: (["a"], job, None), lambda: None, 1.0) is None
+    assert workers.forked(lambda: 1 / 0, lambda first: workers.Batch(["a"], job, None), lambda: None, 1.0) is None
     assert workers.forked(lambda: 1, lambda first: 1 / 0, lambda: None, 1.0) == (1, [])
 
 
