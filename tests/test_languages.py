@@ -2,6 +2,7 @@
 finds a definition of each (issue #46's "done when"). The files are the tag fixtures."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -38,3 +39,13 @@ def test_every_language_shows_in_one_map_and_search_finds_its_definitions(tmp_pa
         name = wanted.split("::", 1)[1].rsplit("#", 1)[0].rsplit(".", 1)[-1]
         hits = repo.search(name, limit=10, path=rel)
         assert wanted in {h.tag.id.split("~")[0] for h in hits}, (wanted, [h.tag.id for h in hits])
+
+
+def test_the_readme_table_lists_every_extension_and_file_name_repomap_tags():
+    from repomap import tags
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Languages"):readme.index("## Safety")]
+    listed = set(re.findall(r"`([^`\s]+)`", table))
+    assert set(tags.EXTENSIONS) | set(tags.FILE_NAMES) <= listed | {".m"}, set(tags.EXTENSIONS) - listed
+    assert ".m" in table and len(re.findall(r"^\| [^|]+ \| `", table, re.MULTILINE)) >= 50
