@@ -181,9 +181,12 @@ def test_index_names_the_languages_whose_query_is_broken(tmp_path):
 
     package = tmp_path / "package"
     shutil.copytree(Path(repomap.__file__).parent, package / "repomap")
-    shutil.copytree(resource_dir("queries"), package / "queries")
-    shutil.copytree(resource_dir("templates"), package / "templates")
-    (package / "queries" / "go.scm").write_text("(((")
+    queries = package / "repomap" / "queries"  # inside the package where installed, else beside it
+    if not queries.is_dir():
+        queries = package / "queries"
+        shutil.copytree(resource_dir("queries"), queries)
+        shutil.copytree(resource_dir("templates"), package / "templates")
+    (queries / "go.scm").write_text("(((")
     repo = tmp_path / "repo"
     repo.mkdir()
     for name in ("a", "b"):
