@@ -7,6 +7,7 @@ import gc
 import json
 import math
 import os
+import re
 import stat
 import sys
 import time
@@ -371,7 +372,7 @@ def _run_write(args: argparse.Namespace) -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    target, current, text = _written_map(args)
+    target, current, text = _written_map(_recorded(args) if not _flags(args) else args)
     mode = target.mode()
     if mode is not None and stat.S_ISLNK(mode):
         raise RepoMapError(f"{target.name} is a symbolic link; run: repomap write")
@@ -385,6 +386,26 @@ def _run_check(args: argparse.Namespace) -> int:
     print("\n".join(diff[:40] + ([f"... {len(diff) - 40} more lines"] if len(diff) > 40 else [])))
     print(f"repomap: {target.name} is stale; run: repomap write", file=sys.stderr)
     return 1
+
+
+def _recorded(args: argparse.Namespace) -> argparse.Namespace:
+    """A plain `check` (a pre-commit hook's) with the options the map file's header says it
+    was written with, so a map written with `--tokens 500` is checked at 500."""
+    current = MapFile(Path(_root(args)).resolve(), _settings(args)["output"]).text()
+    found = _REFRESH.match(current) if current.startswith(HEADER_START) else None
+    if found is None or not found["flags"]:
+        return args
+    import shlex
+
+    try:
+        recorded = _parser("check").parse_args(["check", *shlex.split(found["flags"])])
+    except (ValueError, SystemExit):  # a header edited by hand: checked as the command line says
+        return args
+    return argparse.Namespace(**{**vars(args), **{key: getattr(recorded, key) for key in
+                                                   ("tokens", "output", "hide_secondary", "include", "exclude")}})
+
+
+_REFRESH = re.compile(re.escape(HEADER_START) + r"[^`]*`repomap write(?P<flags>[^`]*)`")
 
 
 def _print_ignored(result) -> None:

@@ -140,3 +140,20 @@ def test_git_pre_commit_hook_blocks_a_stale_map(shop):
     run("write", shop)
     git(shop, "add", "-A")
     assert git(shop, "commit", "-qm", "second").returncode == 0
+
+
+def test_a_plain_check_takes_the_options_the_header_recorded(shop):
+    """`write --tokens 300 --hide-secondary` then `check` (what a pre-commit hook runs): the
+    check maps as the header's refresh command says, so it is current, and stale after an
+    edit; flags given to check itself still win."""
+    assert run("write", shop, "--tokens", "300", "--hide-secondary").returncode == 0
+    header = (shop / "REPOMAP.md").read_text().splitlines()[0]
+    assert "repomap write --tokens 300 --hide-secondary" in header
+    assert run("check", shop).returncode == 0
+    assert run("check", shop, "--tokens", "900").returncode == 1  # the flags given win
+    cart = shop / "shop" / "cart.py"
+    cart.write_text(cart.read_text().replace("class Cart", "class Basket"))
+    result = run("check", shop)
+    assert result.returncode == 1 and "stale" in result.stderr
+    assert run("write", shop).returncode == 0  # a plain write records no flags: a plain check follows it
+    assert run("check", shop).returncode == 0
