@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     targets = getattr(args, "targets", [])
     if args.root_path is None and len(targets) > 1 and os.path.isdir(targets[-1]):
         args.root_path = targets.pop()  # `retrieve ID... PATH`: an ID never names a folder
+    if hasattr(args, "root") and args.root_path is None and args.root is None:
+        args.root = _around()
     if args.run is not _run_mcp:
         gc.disable()
     args.opened = []  # the RepoMaps the command makes (`_repo`)
@@ -264,6 +266,23 @@ def _root(args: argparse.Namespace) -> str:
     if args.root_path and args.root and Path(args.root_path).resolve() != Path(args.root).resolve():
         raise RepoMapError(f"two repositories named: {args.root_path} and --root {args.root}")
     return args.root_path or args.root or "."
+
+
+def _around() -> str | None:
+    """The repository the working folder is in, as git, Aider and ruff find it: the nearest
+    folder upward that is a git work tree's root, else one holding .repomap.toml; None where
+    that is the working folder (or there is none). Said on stderr where it is another."""
+    try:
+        here = Path.cwd()
+    except OSError:  # a working folder removed meanwhile: the command says what it cannot open
+        return None
+    folders = [here, *here.parents]
+    found = next((f for f in folders if (f / ".git").exists()), None) or \
+        next((f for f in folders if (f / ".repomap.toml").is_file()), None)
+    if found is None or found == here:
+        return None
+    print(f"repomap: the repository around {here}: {found}", file=sys.stderr)
+    return str(found)
 
 
 def _settings(args: argparse.Namespace) -> dict:

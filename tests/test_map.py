@@ -261,3 +261,19 @@ def test_a_definition_repeated_byte_for_byte_is_shown_once(tmp_path):
     assert "binding/any.go:\n  type any = interface{}\n" in text
     assert "render/any.go" not in text and "internal/json/any.go" not in text
     assert all(f"func Use{k}(value any) any {{" in text for k in range(3))
+
+
+@pytest.mark.parametrize("marker", ["git", "settings"])
+def test_a_map_from_a_subfolder_is_the_repository_around_it(shop, marker):
+    """From inside a repository, `repomap map` maps the git work tree's root (else the folder
+    of .repomap.toml), says so on stderr, and equals the map of that root; a PATH still wins."""
+    if marker == "git":
+        git_init(shop)
+    else:
+        (shop / ".repomap.toml").write_text("tokens = 700\n")
+    inside = shop / "shop"
+    whole = run("map", shop)
+    found = run("map", cwd=inside)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout == whole.stdout and f"the repository around {inside}: {shop}" in found.stderr
+    assert run("map", ".", cwd=inside).stdout != whole.stdout  # the folder named, not the repository
