@@ -105,9 +105,10 @@ def server(repo: RepoMap) -> MCPServer:
 
 
 def _reply(repo: RepoMap, answer: dict, paths, started: float) -> CallToolResult:
-    """The answer as compact JSON text (what a client shows the model) and as structured content."""
+    """The answer once, as compact JSON text (what a client shows the model): as structured
+    content too, it would reach the model twice for the price of one in `_meta.tokens`."""
     text = with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), repo.file_tokens(paths), started)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=answer)
+    return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
 def _answer(call):
