@@ -1,8 +1,8 @@
 """`repomap mcp`: the map, search and retrieve as read-only MCP tools over stdio.
 
 Built on the official MCP Python SDK, 2.x (`MCPServer`). Nothing but protocol goes
-to stdout; warnings go to stderr. Every answer is JSON, given both as text and as
-structured content, with a `_meta` block whose `tokens` counts that text exactly.
+to stdout; warnings go to stderr. Every answer is JSON text, sent once, with a `_meta`
+block whose `tokens` counts that text exactly.
 """
 
 from __future__ import annotations
