@@ -59,7 +59,7 @@ class ArtifactCache:
         update(last, its state) from the last one of its kind, of another state (kept, else
         stored), unless that gives None; else by `build`. Stored artifacts (with a `codec`)
         are stored even where they were quick to make here: a later process would first have
-        to read every file's tags for them (bench/RESULTS.md: derived artifacts)."""
+        to read every file's tags for them (bench/RESULTS.md: artifacts.ArtifactCache)."""
         kept = self._kept.pop(key.kind, None)
         if kept is not None and kept[0] == key:
             self._kept[key.kind] = kept
@@ -77,15 +77,12 @@ class ArtifactCache:
         self._kept[key.kind] = (key, value)
         return value
 
-    def forget(self, kind: str) -> None:
-        self._kept.pop(kind, None)
-
     def store_made(self) -> None:
         """Store the artifacts made since the last time, in a thread while the answer is
-        finished and returned (bench/RESULTS.md: derived artifacts). Stored last made first,
-        after those of earlier calls: each kind is made from the ones before it, and another
-        process updates a kind from the one stored last with the inputs of that one's state,
-        so it must never find the inputs newer than the graph (it would build the graph
+        finished and returned (bench/RESULTS.md: artifacts.ArtifactCache). Stored last made
+        first, after those of earlier calls: each kind is made from the ones before it, and
+        another process updates a kind from the one stored last with the inputs of that one's
+        state, so it must never find the inputs newer than the graph (it would build the graph
         anew). The arrays are made read-only: nothing may change them while they are written
         (an update makes new arrays of the last ones)."""
         made, self._made = self._made[::-1], []
@@ -226,7 +223,7 @@ class Artifacts:
     def names(self, scan: Scan) -> words.Names:
         """The defined names of this state of the files, indexed by sub-word (kept while no
         file changes what it defines), counted from the graph's definitions: the files' own
-        lists were every file's tags to read (bench/RESULTS.md: names)."""
+        lists were every file's tags to read (bench/RESULTS.md: artifacts.Artifacts.names)."""
         def made() -> words.Names:
             edges = self.edges(scan)
             return words.Names.of(edges.files, self.definitions(scan, edges).defined(edges.files))

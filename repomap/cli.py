@@ -576,7 +576,7 @@ def _mcp_config(client: str, root: Path) -> str:
 def _print_json(payload: dict, repo: RepoMap, paths: set[str], started: float) -> None:
     """The answer as JSON, with `_meta.tokens` the exact count of all that is printed."""
     sys.stdout.write(with_meta(payload, lambda answer: json_text(answer, indent=1) + "\n",
-                            repo.file_tokens(paths), started))
+                               repo.file_tokens(paths), started))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ class FileSet:
         again): the stamps, and the child's answers to the tagging jobs (Indexer.pretagging).
         A thread could not stamp: each stat would wait for the GIL the imports hold; and a
         tagging worker would start only once the stamps are compared (bench/RESULTS.md:
-        forked stamps). None where the child failed or cannot be forked cleanly."""
+        fileset.FileSet.forked_stamps). None where the child failed or cannot be forked cleanly."""
         from . import workers
 
         if not _forks_cleanly():

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 from . import cache, discover, memory, tags
-from .payload import (KEPT_ONCE_STORED, NO_DEFS, NO_TERMS, READ, FileInfo, Known, decode_payload, encode_payload,
-                      file_info, stored_payload, terms_shaped)
 from .config import DEFAULTS
 from .errors import Changed
+from .payload import (KEPT_ONCE_STORED, NO_DEFS, NO_TERMS, READ, FileInfo, Known, decode_payload, encode_payload,
+                      file_info, stored_payload, terms_shaped)
 from .tags import Tag
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ class Tagged(NamedTuple):
     # What search needs (terms.file_terms); None: not counted, as stored, or (`count_terms`
     # off) counted when a search first needs them (Indexer.terms). Counting them is a large
     # share of a cold map's time, and a map without a task text never reads them.
-    # bench/RESULTS.md: index.LATER
+    # bench/RESULTS.md: index.Tagged.terms
     terms: bytes | None
 
 
@@ -394,9 +394,10 @@ class Indexer:
         """(job, _tag_job's answer or workers.Failed) per job: from `tagged`, else here where the
         file's bytes hash as stored (touched, or changed and changed back), without tree-sitter
         or a worker: starting them costs a touched file's warm map more than the hash
-        (bench/RESULTS.md: index.Indexer._tagged). The others go to workers, which read, hash and parse, so no file's bytes wait in
-        this process. Each loads its parsers before its first job, not under a job's time limit
-        (a broken query's warning comes here, once), while this process goes on with `meanwhile`."""
+        (bench/RESULTS.md: index.Indexer._tagged). The others go to workers, which read, hash
+        and parse, so no file's bytes wait in this process. Each loads its parsers before its
+        first job, not under a job's time limit (a broken query's warning comes here, once),
+        while this process goes on with `meanwhile`."""
         rest = []
         for job in jobs:
             answer = tagged[job] if job in tagged else _unchanged(job)

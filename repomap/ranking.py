@@ -267,7 +267,7 @@ class Ranker:
     """The ranking of a scan for a task, made of its reference graph, its definitions and the
     task's signals; kept (and stored) per task while the graph and its definitions are those
     of the same state (Edges.links_digest), so an edit that changes neither ranks nothing
-    (bench/RESULTS.md: kept ranking). With a task text it is kept only in memory while no
+    (bench/RESULTS.md: ranking.Ranker). With a task text it is kept only in memory while no
     file changes at all (search steers it): the stored map answers the same request on the
     same files, and a large repository's ranking is much to write."""
 

@@ -424,7 +424,7 @@ def _crowding(ranked: RankedList, shown: list[Ranked], budget: int, renderer: Re
 
 
 def breadth_first(ranked: RankedList, budget: int, narrowed: Mapping[int, int] | None = None
-            ) -> tuple[RankedList, dict[str, tuple[int, int]]]:
+                  ) -> tuple[RankedList, dict[str, tuple[int, int]]]:
     """Breadth before depth: each file's definitions past its share of the budget (one per
     FILE_SHARE tokens, at least FILE_SHARE_MIN, at most FILE_SHARE_MAX) wait until every
     other file's best have had their turn (those of a file `narrowed` to a share of its own,

@@ -59,8 +59,8 @@ class SearchIndex:
         """The search postings this RepoMap read or built: the stored ones, built anew when
         none are stored (or `stored` is false: they were found damaged) or when more than
         REBUILD_SHARE of the files changed since. A search makes sure of them before ranking
-        loads its state, so the two are not in memory at once (bench/RESULTS.md: search
-        postings)."""
+        loads its state, so the two are not in memory at once (bench/RESULTS.md:
+        search_index.SearchIndex.base)."""
         if self._base is None:
             if stored and (arrays := self.indexer.store.arrays("postings")) is not None:
                 try:

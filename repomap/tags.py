@@ -93,12 +93,11 @@ DOCUMENTS = {"markdown", "rst", "asciidoc"}  # prose: their definitions are sect
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c", "kotlin": "java",
             "scala": "java", "ocaml_interface": "ocaml", "vue": "javascript", "svelte": "javascript",
             # A family is known by the path alone, and most notebooks run Python.
-            "notebook": "python"}
-FAMILIES["arduino"] = FAMILIES["objc"] = "c"
-# A `.m` file is known as "m" until its bytes are read: the graph, `index` and the map's file
-# languages see "m", in C's family because Objective-C's interfaces are in `.h` files (a
-# MATLAB file then links to a C definition only where their names agree).
-FAMILIES["m"] = "c"
+            "notebook": "python", "arduino": "c", "objc": "c",
+            # A `.m` file is known as "m" until its bytes are read: the graph, `index` and the
+            # map's file languages see "m", in C's family because Objective-C's interfaces are
+            # in `.h` files (a MATLAB file then links to a C definition only where their names agree).
+            "m": "c"}
 
 
 class ByContent(NamedTuple):
@@ -490,7 +489,6 @@ LISTS = {"declarations", "binding_set", "body", "statement_list"}
 # definition that is a declaration's only spec starts where the declaration does.
 DECLARATIONS = {"type_declaration", "const_declaration", "var_declaration", "lexical_declaration",
                 "variable_declaration", "expression_statement"}
-
 
 
 def _attached(node: Node) -> tuple[int, list[Node]]:

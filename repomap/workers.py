@@ -208,7 +208,7 @@ def _answers(pipe: _Pipe, limit: float) -> list[tuple[object, object]]:
 
 
 def _in_process(work: Callable, jobs: Iterable, setup: Callable[[], None] | None,
-          meanwhile: Callable[[], None] | None) -> Iterator[tuple[object, object]]:
+                meanwhile: Callable[[], None] | None) -> Iterator[tuple[object, object]]:
     """`run` where no process can be forked (Windows): the jobs run in this one, with no time
     limit, and a crash in a parser ends the run."""
     if setup is not None:
