@@ -300,7 +300,8 @@ class Walker:
             return known
         try:
             entries = list(os.scandir(folder))  # unsorted: the list is sorted once at the end
-        except OSError:
+        except OSError as exc:
+            warn(f"could not list {rel or '.'}: {exc.strerror}; its files are left out")
             entries = []
         gitignore = next((e for e in entries if ignore and e.name == ".gitignore"
                           and e.is_file(follow_symlinks=False)), None)
@@ -432,10 +433,11 @@ def _stamp(path: str | None) -> tuple[int, int] | None:
 
 
 def _parse_gitignore(path: Path, base: str) -> Ignore:
-    """A .gitignore file in folder `base`; an unreadable one hides nothing."""
+    """A .gitignore file in folder `base`; an unreadable one hides nothing, and says so."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+    except OSError as exc:
+        warn(f"could not read {base}.gitignore: {exc.strerror}; nothing it lists is hidden")
         text = []
     return _ignore_rules(text, base)
 

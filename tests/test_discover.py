@@ -281,3 +281,40 @@ def test_a_virtual_environment_is_left_out_whatever_its_name(tmp_path, in_git):
     mapped = run("map", tmp_path, "--tokens", "200", "--no-cache")
     assert mapped.returncode == 0 and "site-packages" not in mapped.stdout and "app.py" in mapped.stdout
     assert "2 in a virtual environment" in mapped.stderr
+
+
+def test_a_folder_that_cannot_be_listed_is_named(tmp_path, monkeypatch):
+    """A walk that cannot list a folder says which, rather than mapping as if it were empty."""
+    (tmp_path / "a.py").write_text("def a():\n    pass\n")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "b.py").write_text("def b():\n    pass\n")
+    real = os.scandir
+
+    def refusing(path="."):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)  # root lists anything, so simulate the refusal
+    result = run("map", tmp_path, "--no-cache")
+    assert result.returncode == 0 and "def a():" in result.stdout and "def b" not in result.stdout
+    assert "warning: could not list locked/: Permission denied; its files are left out" in result.stderr
+
+
+def test_an_unreadable_gitignore_is_named(tmp_path, monkeypatch):
+    from pathlib import Path
+    (tmp_path / "a.py").write_text("def a():\n    pass\n")
+    (tmp_path / "gen.py").write_text("def gen():\n    pass\n")
+    (tmp_path / ".gitignore").write_text("gen.py\n")
+    real = Path.read_text
+
+    def refusing(self, *args, **kwargs):
+        if self.name == ".gitignore":
+            raise PermissionError(13, "Permission denied")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", refusing)
+    result = run("map", tmp_path, "--no-cache")
+    assert result.returncode == 0 and "def gen():" in result.stdout
+    assert "warning: could not read .gitignore: Permission denied; nothing it lists is hidden" in result.stderr
+
