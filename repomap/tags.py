@@ -83,6 +83,7 @@ EXTENSIONS = {
     ".v": "verilog", ".sv": "verilog", ".svh": "verilog", ".vh": "verilog",
     ".sol": "solidity", ".ino": "arduino", ".mm": "objc",
     ".m": "m",  # Objective-C or MATLAB: see BY_CONTENT
+    ".ql": "codeql", ".qll": "codeql",
 }
 # Files known by their whole name, and names that keep their language under any suffix
 # (`Dockerfile.dev`), looked up only when the extension is not known.
@@ -241,17 +242,24 @@ def _compiled(language: str) -> tuple[Parser, Query, dict[int, str]] | None:
     return Parser(lang), query, {}
 
 
+# Grammars the language pack lacks, from packages of their own.
+OWN_PACKAGES = {"codeql": "tree_sitter_ql"}
+
+
 def _grammar(language: str) -> Language:
     """A grammar of the language pack, loaded from its own module: the pack's package first
     loads three grammars it takes from other packages (C#, YAML, embedded templates), a cost
     in a tagging worker's setup, on the path of a map after an edit (bench/RESULTS.md:
     tags._grammar). C# still comes through it."""
+    from importlib import import_module
     from importlib.machinery import EXTENSION_SUFFIXES
     from importlib.util import find_spec, module_from_spec, spec_from_file_location
     from pathlib import Path
 
     from tree_sitter import Language
 
+    if language in OWN_PACKAGES:
+        return Language(import_module(OWN_PACKAGES[language]).language())
     name = f"tree_sitter_language_pack.bindings.{language}"
     if name not in sys.modules:
         folder = Path(find_spec("tree_sitter_language_pack").origin).parent / "bindings"
@@ -480,7 +488,10 @@ def _last_equation(node: Node, name: str) -> Node:
     return node
 
 
-WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
+# A node that holds a definition and the annotations before it (CodeQL's module and class
+# members: a doc comment is a member of its own, a wrapper that holds only it).
+WRAPPERS = {"decorated_definition", "export_statement", "template_declaration", "moduleMember", "classMember"}
+DOC_COMMENTS = {"haddock", "qldoc"}  # doc comments that grammars do not call comments
 # Lists that start at their first element, not at a comment above it: Haskell's declarations,
 # Nix's bindings, HCL's blocks and attributes, PowerShell's and Go's statements.
 LISTS = {"declarations", "binding_set", "body", "statement_list"}
@@ -504,8 +515,9 @@ def _attached(node: Node) -> tuple[int, list[Node]]:
         gap = start_row - _last_row(sibling)
         if gap > 2 or (gap == 2 and (comments or not sibling.text.startswith(b"/**"))):
             break
-        if "comment" in sibling.type or sibling.type == "haddock":
-            comments.insert(0, sibling)
+        mark = _unwrapped(sibling)
+        if "comment" in mark.type or mark.type in DOC_COMMENTS:
+            comments.insert(0, mark)
         start_row, head = sibling.start_point[0], sibling.start_byte
         sibling = _previous(sibling)
     return head, comments
@@ -536,10 +548,17 @@ def _blank(node: Node) -> bool:
     return not node.is_named and node.text.isspace()
 
 
+def _unwrapped(node: Node) -> Node:
+    """What a wrapper holding one node holds; any other node itself."""
+    return node.named_children[0] if node.type in WRAPPERS and node.named_child_count == 1 else node
+
+
 def _is_attachment(node: Node) -> bool:
+    node = _unwrapped(node)
     if node.type == "attribute" and node.child_count > 1 and node.children[1].type == "=":
         return False  # HCL's `key = value`: a setting of its own, not an annotation of the next
-    return any(word in node.type for word in ("comment", "haddock", "attribute", "decorator", "annotation")) \
+    return any(word in node.type for word in ("comment", "attribute", "decorator", "annotation")) \
+        or node.type in DOC_COMMENTS \
         or (node.type == "unary_operator" and ELIXIR_ATTACHED.match(node.text) is not None)
 
 

@@ -336,6 +336,9 @@ WHOLE = {  # file: (source, ID, the lines retrieve must return)
         ("a.pony::Adder.add#method",
          "  fun add(a: U32, b: U32): U32 =>\n    \"\"\"Adds.\"\"\"\n    a + b"),
     ]),
+    "a.ql": ("import java\n\nclass A extends Class {\n  /** Gets a size. */\n  int size() {\n    result = 1\n  }\n}\n", [
+        ("a.ql::A.size#method", "  /** Gets a size. */\n  int size() {\n    result = 1\n  }"),
+    ]),
     "a.nim": ("proc add(a, b: int): int =\n  ## Adds.\n  a + b\n", [
         ("a.nim::add#function",
          "proc add(a, b: int): int =\n  ## Adds.\n  a + b"),

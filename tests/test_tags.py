@@ -19,7 +19,7 @@ REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "
             "hcl", "proto", "graphql", "sql", "starlark", "dockerfile", "perl", "groovy", "powershell", "properties",
             "udev", "chatito",
             "clojure", "commonlisp", "racket", "elisp", "elm", "gleam", "erlang", "nix", "r", "julia",
-            "dart", "zig", "d", "fortran", "pony", "nim", "verilog", "solidity", "arduino", "objc", "matlab"}
+            "dart", "zig", "d", "fortran", "pony", "nim", "verilog", "solidity", "arduino", "objc", "matlab", "codeql"}
 DOCUMENTS = {"markdown", "rst", "asciidoc"}
 
 
