@@ -578,14 +578,14 @@ def _doc(source: bytes, body: Node | None, comments: list[Node], opening: list[N
         if first.type == "expression_statement" and first.named_child_count:
             first = first.named_children[0]
         if first.type == "string":
-            return _first_line(_STRING_PREFIX.sub("", _text(source, first)).strip("\"' \n"))
+            return _string_doc(source, first)
     return _first_line("\n".join(_text(source, c) for c in comments)) or \
         _first_line("\n".join(_text(source, c) for c in opening))
 
 
 def _string_doc(source: bytes, node: Node) -> str:
     """The first line of a string literal that documents a definition, without its quotes."""
-    text = _text(source, node).strip("\"' \n")  # not _first_line: a string has no comment marks
+    text = _STRING_PREFIX.sub("", _text(source, node)).strip("\"' \n")  # a string has no comment marks
     return next((line.strip()[:200] for line in text.splitlines() if line.strip()), "")
 
 
@@ -593,6 +593,7 @@ _COMMENT_MARKS = "/*!#-;(%<>| \t"
 # Marks that open a doc comment and hold a character no other comment may lose at either end:
 # Elm's and Haskell's `{-|` (closed by `-}`), R's roxygen `#'`.
 _OPENERS = ("{-", "#'")
+_CLOSER = re.compile(r"(\*+[/)]|-})$")  # what closes a comment: `*/`, OCaml's `*)`, Haskell's `-}`
 
 
 def _first_line(text: str) -> str:
@@ -600,7 +601,7 @@ def _first_line(text: str) -> str:
     for line in text.splitlines():
         line = line.strip()
         line = next((line[len(mark):] for mark in _OPENERS if line.startswith(mark)), line)
-        line = line.strip(_COMMENT_MARKS).strip().removesuffix("-}").rstrip("*/)").strip()
+        line = _CLOSER.sub("", line.strip(_COMMENT_MARKS).strip()).strip()
         if line and not HELP_KEYWORD.match(line):
             return line[:200]
     return ""

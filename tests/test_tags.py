@@ -128,3 +128,11 @@ def test_a_dot_m_file_is_tagged_as_objective_c_or_matlab_by_its_content(tmp_path
     assert "Counter.m::clampCount#function" in found and "mean_filter.m::make_kernel#function" in found
     assert run("retrieve", "Counter.m::Counter.addValue#method", tmp_path).returncode == 0
     assert run("retrieve", "mean_filter.m::mean_filter#function", tmp_path).stdout.endswith("'same');\nend\n")
+
+
+def test_a_doc_keeps_its_closing_parenthesis():
+    """Only a comment's own closing marks go: a doc that ends in a call keeps its `)`."""
+    python = b'def f():\n    """Return g(x)"""\n\n\n// Calls h(y)\nfunction h() {}\n'
+    assert tags.extract("a.py", python.split(b"\n\n\n")[0], "python").tags[0].doc == "Return g(x)"
+    assert tags.extract("a.js", python.split(b"\n\n\n")[1], "javascript").tags[0].doc == "Calls h(y)"
+    assert tags.extract("a.ml", b"(** Runs f (x) *)\nlet run x = f x\n", "ocaml").tags[0].doc == "Runs f (x)"
