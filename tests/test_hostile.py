@@ -392,7 +392,7 @@ def test_mcp_focus_tells_nothing_of_the_files_outside():
 
     answers = session_run(body)
     assert all(answer.is_error for answer in answers)
-    said = [answer.content[0].text.split(":")[0] for answer in answers]
+    said = [json.loads(answer.content[0].text)["error"].split(":")[0] for answer in answers]
     assert len(set(said)) == 1, said
 
 
