@@ -1,25 +1,30 @@
 """`repomap mcp`: the map, search and retrieve as read-only MCP tools over stdio.
 
 Built on the official MCP Python SDK, 2.x (`MCPServer`). Nothing but protocol goes
-to stdout; warnings go to stderr. Every answer is JSON text, sent once, with a `_meta`
-block whose `tokens` counts that text exactly.
+to stdout; warnings go to stderr. Every answer, an error too, is JSON text, sent once,
+with a `_meta` block whose `tokens` counts that text exactly; a map's budget bounds
+that text.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
+from typing import Callable
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
 
 from . import __version__
+from .answers import MapResult
 from .api import RepoMap
 from .errors import NotFound, RepoMapError, clipped
 from .retrieve import Snippet, content, holders, safe_relative
-from .tokens import with_meta
+from .tokens import count_tokens, with_meta
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
 MAX_TOKENS = 16_000
@@ -27,18 +32,40 @@ MAX_IDS = 20
 
 
 class _Server(MCPServer):
-    """The SDK's server, except that an argument a tool does not take is an error naming it
-    (the SDK drops it silently, and an agent that misspelt `tokens` gets a map it did not ask for)."""
+    """The SDK's server, except that every failed call is answered as the tools answer, in
+    JSON with `_meta`, in one line that names the argument at fault (the SDK's is plain text,
+    and for a wrong type pydantic's report with its links); and that an argument a tool does
+    not take is an error naming it (the SDK drops it silently, and an agent that misspelt
+    `tokens` gets a map it did not ask for)."""
 
     async def call_tool(self, name, arguments, context=None):
+        started = time.perf_counter()
+        try:
+            self._check(name, arguments)
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:  # a bug of repomap's: the details go to the log alone
+            logging.getLogger(__name__).error("%s failed", name, exc_info=exc.__cause__)
+            return _error(f"{name} failed inside repomap (the server's log says why)", started)
+        except ToolError as exc:  # the SDK's wrapper, around what was wrong (its cause) if it has one
+            cause = exc.__cause__
+            said = _invalid(cause) if isinstance(cause, ValidationError) else str(cause or exc)
+            return _error(said, started)
+
+    def _check(self, name: str, arguments: dict) -> None:
         tool = self._tool_manager.get_tool(name)
-        if tool is not None:
-            known = set(tool.parameters.get("properties", {}))
-            unknown = sorted(set(arguments) - known)
-            if unknown:
-                raise ToolError(f"{name} takes no argument {', '.join(map(repr, unknown))} "
-                                f"(it takes: {', '.join(sorted(known))})")
-        return await super().call_tool(name, arguments, context)
+        if tool is None:
+            tools = ", ".join(sorted(t.name for t in self._tool_manager.list_tools()))
+            raise ToolError(clipped(f"no tool {name!r} (the tools: {tools})"))
+        known = set(tool.parameters.get("properties", {}))
+        unknown = sorted(set(arguments) - known)
+        if unknown:
+            raise ToolError(clipped(f"{name} takes no argument {', '.join(map(repr, unknown))} "
+                                    f"(it takes: {', '.join(sorted(known))})"))
+
+
+def _invalid(exc: ValidationError) -> str:
+    """Each argument that does not fit the tool's schema, with what it should be, on one line."""
+    return clipped("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
 
 
 def _in_repository(repo: RepoMap, path: str) -> bool:
@@ -61,19 +88,22 @@ def server(repo: RepoMap) -> MCPServer:
         started = time.perf_counter()
         tokens = repo.options.tokens if tokens is None else tokens  # the repository's setting, else 1,024
         if not 1 <= tokens <= MAX_TOKENS:
-            raise ToolError(f"tokens must be between 1 and {MAX_TOKENS}")
+            raise ToolError(f"tokens: must be between 1 and {MAX_TOKENS}")
         missing = [f for f in focus or [] if not _in_repository(repo, f)]
         if missing:
             raise ToolError(clipped(f"no such focus file: {', '.join(missing)} (paths are relative to {repo.root})"))
-        result = _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=tokens))
-        return _reply(repo, {"map": result.text}, result.shown_files, started)
+
+        def build(budget: int) -> MapResult:
+            return _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=budget))
+
+        return _map_reply(repo, build, tokens, started)
 
     @app.tool(annotations=READ_ONLY, description=(
         "Find definitions by words or a question; returns IDs, kinds, signatures and locations, no bodies."))
     def search(query: str, limit: int = 5) -> CallToolResult:
         started = time.perf_counter()
         if not 1 <= limit <= 50:
-            raise ToolError("limit must be between 1 and 50")
+            raise ToolError("limit: must be between 1 and 50")
         hits = _answer(lambda: repo.search(query[:10_000], limit=limit))
         results = [{"id": h.tag.id, "signature": h.signature.splitlines()[0] if h.signature else "",
                     "lines": f"{h.tag.line}-{h.tag.end_line}", "score": h.score} for h in hits]
@@ -85,7 +115,7 @@ def server(repo: RepoMap) -> MCPServer:
     def retrieve(ids: list[str]) -> CallToolResult:
         started = time.perf_counter()
         if not 1 <= len(ids) <= MAX_IDS:
-            raise ToolError(f"give 1 to {MAX_IDS} IDs")
+            raise ToolError(f"ids: give 1 to {MAX_IDS} IDs")
         answers = []
         for target in ids:
             try:
@@ -105,10 +135,43 @@ def server(repo: RepoMap) -> MCPServer:
 
 
 def _reply(repo: RepoMap, answer: dict, paths, started: float) -> CallToolResult:
+    return _sent(_json(answer, repo.file_tokens(paths), started))
+
+
+def _map_reply(repo: RepoMap, build: Callable[[int], MapResult], tokens: int, started: float) -> CallToolResult:
+    """The map whose whole answer, as the client gets it, costs at most `tokens`. The JSON
+    around the map costs tokens, and so do the escapes its line breaks and quotes become in a
+    JSON string, the more the longer the map. So the map is fitted again, to its budget scaled
+    by what it cost in the answer against what it was fitted to, until the answer fits. A
+    refitted map shows mostly the files shown before, each of which is counted once."""
+    budget, counted = tokens, {}
+    while True:
+        result = build(budget)
+        for path in set(result.shown_files) - set(counted):
+            counted[path] = repo.file_tokens([path])
+        file_tokens = sum(counted[path] for path in set(result.shown_files))
+        text = _json({"map": result.text}, file_tokens, started)
+        sent = count_tokens(text)
+        if sent <= tokens:
+            return _sent(text)
+        around = count_tokens(_json({"map": ""}, file_tokens, started))
+        budget = min(budget - 1, budget * (tokens - around) // max(1, sent - around))
+        if budget < 1:
+            raise ToolError(f"tokens: too few for an answer (its JSON alone costs {around})")
+
+
+def _error(message: str, started: float) -> CallToolResult:
+    return _sent(_json({"error": message}, 0, started), is_error=True)
+
+
+def _json(answer: dict, file_tokens: int, started: float) -> str:
+    return with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), file_tokens, started)
+
+
+def _sent(text: str, is_error: bool = False) -> CallToolResult:
     """The answer once, as compact JSON text (what a client shows the model): as structured
     content too, it would reach the model twice for the price of one in `_meta.tokens`."""
-    text = with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), repo.file_tokens(paths), started)
-    return CallToolResult(content=[TextContent(type="text", text=text)])
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error)
 
 
 def _answer(call):

@@ -3,6 +3,7 @@
 import json
 import os
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import anyio
@@ -81,6 +82,42 @@ def test_bad_arguments_are_tool_errors_and_the_server_stays_up():
     assert "no source file" in errors[0].content[0].text
     assert "refused" in errors[1].content[0].text
     assert payload(still)["results"]
+
+
+def test_a_map_costs_its_budget_as_the_client_gets_it():
+    """The JSON around the map, and the escapes of its line breaks and quotes, are paid from the budget."""
+    async def body(session):
+        return {n: (await session.call_tool("repo_map", {"query": "cart total", "tokens": n})).content[0].text
+                for n in (100, 300)}
+
+    sizes = {n: count_tokens(text) for n, text in session_run(body).items()}
+    assert all(size <= n for n, size in sizes.items()), sizes
+    assert all(size >= n * 0.8 for n, size in sizes.items()), sizes  # and the map still fills it
+
+
+def test_every_error_is_json_with_its_cost():
+    async def body(session):
+        return [await session.call_tool(name, arguments) for name, arguments in (
+            ("retrieve", {"ids": ["shop/nope.py::x"]}), ("retrieve", {"ids": ["../../etc/passwd::x"]}),
+            ("repo_map", {"focus": ["../outside.py"]}), ("repo_map", {"tokens": "abc"}), ("repo_map", {"tokens": -1}),
+            ("retrieve", {}), ("repo_map", {"max_tokens": 5}), ("no_such_tool", {}))]
+
+    errors = session_run(body)
+    assert all(e.is_error and set(json.loads(e.content[0].text)) == {"error", "_meta"}
+               and json.loads(e.content[0].text)["_meta"]["tokens"] == count_tokens(e.content[0].text)
+               for e in errors), [e.content[0].text for e in errors]
+
+
+def test_a_wrong_argument_is_one_line_naming_it():
+    async def body(session):
+        return [await session.call_tool(name, arguments) for name, arguments in (
+            ("repo_map", {"tokens": "abc"}), ("retrieve", {}), ("search", {"query": "cart", "limit": [1]}),
+            ("no_such_tool", {}))]
+
+    said = [json.loads(e.content[0].text)["error"] for e in session_run(body)]
+    assert said == ["tokens: Input should be a valid integer, unable to parse string as an integer",
+                    "ids: Field required", "limit: Input should be a valid integer",
+                    "no tool 'no_such_tool' (the tools: repo_map, retrieve, search)"]
 
 
 def test_two_hundred_calls_do_not_grow():
@@ -162,8 +199,7 @@ def test_the_printed_config_starts_a_working_server(tmp_path):
 
 
 def test_the_server_says_its_version():
-    from repomap import __version__
-
+    """The version of the distribution installed, as pip knows it."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", str(REPO)],
                                    env={**os.environ}, cwd=str(REPO))
 
@@ -172,4 +208,4 @@ def test_the_server_says_its_version():
             async with ClientSession(read, write) as session:
                 return await session.initialize()
 
-    assert anyio.run(main).server_info.version == __version__ != ""
+    assert anyio.run(main).server_info.version == version("repomap") != ""
