@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__, config, tags
 from .aider_drop_in import run_aider
 from .api import RepoMap
-from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
+from .config import ANSWER_FORMATS, DEFAULTS, FORMATS, GRAPH_FORMATS
 from .errors import NotFound, RepoMapError, json_text, visible
 from .index import untagged_note
 from .mapfile import MapFile
@@ -238,7 +238,8 @@ def _path_argument(sub: argparse.ArgumentParser, where: str = "") -> None:
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--json", action="store_true", help="JSON with a _meta block of token figures")
+    sub.add_argument("--format", choices=ANSWER_FORMATS, default="text",
+                     help="output format (default text; json has a _meta block of token figures)")
     _tagging_options(sub)
     _cache_options(sub)
 
@@ -474,7 +475,7 @@ def _run_retrieve(args: argparse.Namespace) -> int:
             missing.append(exc)
     held_by = holders(found)
     blocks = [_block(s, holder) for s, holder in zip(found, held_by)]
-    if args.json:
+    if args.format == "json":
         results = [{"id": s.tag.id, "kind": s.tag.kind, "path": s.tag.path, "start_line": s.start_line,
                     "end_line": s.end_line, **content(s, holder)} for s, holder in zip(found, held_by)]
         _print_json({"results": results}, repo, {s.tag.path for s in found}, started)
@@ -508,7 +509,7 @@ def _run_search(args: argparse.Namespace) -> int:
     lines = [visible(f"{h.tag.id} lines {h.tag.line}-{h.tag.end_line} "
                      f"{h.signature.splitlines()[0][:120] if h.signature else ''}") for h in hits]
     text = "".join(line + "\n" for line in lines)
-    if args.json:
+    if args.format == "json":
         results = [{"id": h.tag.id, "kind": h.tag.kind, "signature": h.signature, "path": h.tag.path,
                     "start_line": h.tag.line, "end_line": h.tag.end_line, "score": h.score, "doc": h.tag.doc}
                    for h in hits]
@@ -541,7 +542,7 @@ def _run_refs(args: argparse.Namespace) -> int:
     definition, found = repo.refs(args.target)
     lines = [f"{ref.path}:{ref.line} {around.id if around else '(top level)'}" for ref, around in found]
     text = "".join(visible(line) + "\n" for line in [f"{definition.id} {len(found)} references", *lines])
-    if args.json:
+    if args.format == "json":
         refs = [{"path": ref.path, "line": ref.line, "enclosing": around.id if around else None}
                 for ref, around in found]
         _print_json({"definition": definition.id, "references": refs}, repo, {ref.path for ref, _ in found}, started)

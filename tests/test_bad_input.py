@@ -87,3 +87,15 @@ def test_options_are_spelt_out_and_choices_checked(shop):
     assert misspelt.returncode == 2 and "invalid choice: 'methd'" in misspelt.stderr and "'method'" in misspelt.stderr
     for result in (abbreviated, misspelt):
         assert len(result.stderr.splitlines()) == 1
+
+
+def test_every_command_asks_for_json_as_format_json(shop):
+    """One name per concept: JSON output is `--format json` on every command that has it."""
+    import json
+
+    for command in (["map"], ["search", "cart"], ["retrieve", "shop/cart.py::Cart#class"],
+                    ["refs", "shop/item.py::Item#class"], ["graph"]):
+        result = run(*command, shop, "--format", "json")
+        assert result.returncode == 0, (command, result.stderr)
+        json.loads(result.stdout)
+    assert_clean_error(run("search", "cart", shop, "--json"), "unrecognized arguments: --json")
