@@ -222,6 +222,22 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        """Each command refuses what it does not know itself (argparse leaves that to the
+        top parser), so the error names the command's help and the option likely meant."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}{self._meant(extras)}")
+        return namespace, extras
+
+    def _meant(self, extras: list[str]) -> str:
+        import difflib
+
+        options = self._option_string_actions
+        close = [match for extra in extras if extra.startswith("--")
+                 for match in difflib.get_close_matches(extra.partition("=")[0], options, 1, 0.8)]
+        return f"; did you mean {' or '.join(close)}?" if close else ""
+
 
 def _repository_options(sub: argparse.ArgumentParser) -> None:
     """The repository, how its files are tagged and where its index lives."""

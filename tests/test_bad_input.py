@@ -83,6 +83,10 @@ def test_every_command_takes_the_repository_as_path_and_root_is_an_alias(shop, t
 def test_options_are_spelt_out_and_choices_checked(shop):
     abbreviated = run("map", shop, "--token", "40")
     assert abbreviated.returncode == 2 and "unrecognized arguments: --token" in abbreviated.stderr
+    assert abbreviated.stderr.startswith("repomap map: error:") and "did you mean --tokens?" in abbreviated.stderr
+    assert "(see repomap map --help)" in abbreviated.stderr
+    unknown = run("search", "cart", shop, "--bogus")
+    assert unknown.stderr == "repomap search: error: unrecognized arguments: --bogus (see repomap search --help)\n"
     misspelt = run("search", "cart", shop, "--kind", "methd")
     assert misspelt.returncode == 2 and "invalid choice: 'methd'" in misspelt.stderr and "'method'" in misspelt.stderr
     for result in (abbreviated, misspelt):
