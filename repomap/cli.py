@@ -129,9 +129,12 @@ def _map_options(m: argparse.ArgumentParser) -> None:
     m.set_defaults(run=_run_map)
 
 
+_OUTPUT = "relative to the repository root; its folders are made as needed"  # every command's --output
+
+
 def _write_options(w: argparse.ArgumentParser, run) -> None:
     _path_argument(w)
-    w.add_argument("--output", metavar="FILE", help=f"the map file, relative to the root (default {DEFAULTS['output']})")
+    w.add_argument("--output", metavar="FILE", help=f"the map file (default {DEFAULTS['output']}), {_OUTPUT}")
     _selection_options(w)
     _cache_options(w)
     w.set_defaults(run=run)
@@ -169,12 +172,13 @@ def _refs_options(f: argparse.ArgumentParser) -> None:
 def _graph_options(g: argparse.ArgumentParser) -> None:
     _path_argument(g)
     g.add_argument("--format", choices=GRAPH_FORMATS, default="html", help="output format (default html)")
-    g.add_argument("--top", type=_positive, default=60, help="how many of the best-ranked files (default 60)")
+    g.add_argument("--top", type=_positive, default=60,
+                   help="how many of the best-ranked files (default 60): the graph's size, where a map has --tokens")
     g.add_argument("--query", metavar="TEXT", help="task text that steers the ranking ('-' reads standard input)")
     g.add_argument("--focus", action="append", default=[], metavar="FILE",
                    help="files already in the agent's context: they steer the ranking")
-    g.add_argument("--output", metavar="FILE", help="write here instead of standard output")
-    _selection_options(g)
+    g.add_argument("--output", metavar="FILE", help=f"write here instead of standard output, {_OUTPUT}")
+    _selection_options(g, budget=False)
     _cache_options(g)
     g.set_defaults(run=_run_graph)
 
@@ -260,9 +264,10 @@ def _common(sub: argparse.ArgumentParser) -> None:
     _cache_options(sub)
 
 
-def _selection_options(sub: argparse.ArgumentParser) -> None:
-    """Budget and file selection; unset flags fall back to the repository's settings."""
-    sub.add_argument("--tokens", type=_positive, help="token budget, counted with cl100k_base (default 1024)")
+def _selection_options(sub: argparse.ArgumentParser, budget: bool = True) -> None:
+    """Budget (of what has one) and file selection; unset flags fall back to the repository's settings."""
+    if budget:
+        sub.add_argument("--tokens", type=_positive, help="token budget, counted with cl100k_base (default 1024)")
     sub.add_argument("--include", action="append", metavar="GLOB", help="only files matching (repeatable)")
     sub.add_argument("--exclude", action="append", metavar="GLOB", help="leave out files matching (repeatable)")
     sub.add_argument("--hide-secondary", action="store_const", const=True,
@@ -544,8 +549,10 @@ def _run_graph(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
+    target = Path(_root(args)) / args.output  # as write's: an absolute path stays as it is
     try:
-        Path(args.output).write_text(text, encoding="utf-8")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise RepoMapError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {args.output} ({args.format})", file=sys.stderr)

@@ -103,3 +103,18 @@ def test_every_command_asks_for_json_as_format_json(shop):
         assert result.returncode == 0, (command, result.stderr)
         json.loads(result.stdout)
     assert_clean_error(run("search", "cart", shop, "--json"), "unrecognized arguments: --json")
+
+
+def test_graph_has_no_token_budget(shop):
+    assert_clean_error(run("graph", shop, "--tokens", "5"), "repomap graph: error: unrecognized arguments: --tokens 5")
+
+
+def test_every_output_is_relative_to_the_repository_and_its_folders_are_made(shop, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    graph = run("graph", shop, "--format", "json", "--output", "out/graph.json", cwd=elsewhere)
+    assert graph.returncode == 0, graph.stderr
+    written = run("write", shop, "--output", "out/MAP.md", cwd=elsewhere)
+    assert written.returncode == 0, written.stderr
+    assert sorted(p.name for p in (shop / "out").iterdir()) == ["MAP.md", "graph.json"]
+    assert list(elsewhere.iterdir()) == []
