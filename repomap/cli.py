@@ -49,9 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["aider"]:  # everything after it is Aider's, unparsed
         return _guarded(lambda: run_aider(argv[1:]))
     args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
-    targets = getattr(args, "targets", [])
-    if args.root_path is None and len(targets) > 1 and os.path.isdir(targets[-1]):
-        args.root_path = targets.pop()  # `retrieve ID... PATH`: an ID never names a folder
+    listed = getattr(args, "targets", None) or getattr(args, "words", [])
+    if args.root_path is None and len(listed) > 1 and os.path.isdir(listed[-1]):
+        # `retrieve ID... PATH`, `search WORD... PATH`: an ID never names a folder, and a
+        # query quoted as one argument keeps a word that does
+        args.root_path = listed.pop()
     if hasattr(args, "root") and args.root_path is None and args.root is None:
         args.root = _around()
     if args.run is not _run_mcp:
@@ -153,8 +155,9 @@ def _retrieve_options(r: argparse.ArgumentParser) -> None:
 
 
 def _search_options(s: argparse.ArgumentParser) -> None:
-    s.add_argument("query", help="words, identifiers or a question; '-' reads standard input")
-    _path_argument(s)
+    s.add_argument("words", nargs="+", metavar="QUERY",
+                   help="words, identifiers or a question, quoted or not; '-' reads standard input")
+    _path_argument(s, "after the query; a last word that names a folder is the PATH unless the query is quoted")
     s.add_argument("--limit", type=_positive, default=5, help="results (default 5)")
     s.add_argument("--kind", choices=sorted(tags.KINDS), help="only this kind")
     s.add_argument("--path", metavar="GLOB", help="only files matching")
@@ -362,19 +365,28 @@ def _run_map(args: argparse.Namespace) -> int:
     query = sys.stdin.read() if args.query == "-" else (args.query or "")
     settings = _settings(args)
     repo = _mapper(args, settings, settings["format"])
-    _check_focus(repo, args.focus)
+    focused = _check_focus(repo, args.focus)
     result = repo.build(focus=args.focus, mention_files=args.mention_file,
                         mention_idents=args.mention_ident, query=query, reuse=True)
     sys.stdout.write(result.text)
     sys.stdout.flush()
     _print_notes(result.notes)
     _print_ignored(result)
-    return 0
+    return 0 if result.shown_files else _said_empty(result, repo.options.tokens, focused)
 
 
-def _check_focus(repo: RepoMap, focus: list[str]) -> None:
-    for name in focus:
-        repo.focus_file(name)
+def _check_focus(repo: RepoMap, focus: list[str]) -> set[str]:
+    return {repo.focus_file(name) for name in focus}
+
+
+def _said_empty(result, budget: int, focused: set[str]) -> int:
+    """Why a map shows no file, on stderr, and exit status 1 (grep's when nothing matched):
+    an empty answer with status 0 reads as a repository with nothing in it."""
+    candidates = [path for path in result.ranked_files if path not in focused]
+    reason = (f"a budget of {budget} tokens holds none of the {len(candidates)} files it could show; raise --tokens"
+              if candidates else "no file it may show defines anything")
+    print(f"repomap: the map is empty: {reason}", file=sys.stderr)
+    return 1
 
 
 def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
@@ -522,7 +534,8 @@ def _block(snippet: Snippet, holder: Snippet | None = None) -> bytes:
 
 def _run_search(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    query = sys.stdin.read() if args.query == "-" else args.query
+    query = " ".join(args.words)
+    query = sys.stdin.read() if query == "-" else query
     repo = _repo(args)
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
     # No score (--json has it): the order says the rank. Single spaces: an agent pays for every
@@ -537,6 +550,10 @@ def _run_search(args: argparse.Namespace) -> int:
         _print_json({"results": results}, repo, {h.tag.path for h in hits}, started)
     else:
         sys.stdout.write(text)
+    if not hits:
+        print("repomap: no definition matches the query" + (" of that --kind or --path" if args.kind or args.path
+                                                            else ""), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -59,8 +59,8 @@ def test_messy_files_are_counted_and_do_not_stop_the_run(tmp_path):
 def test_max_file_size_is_configurable(tmp_path):
     (tmp_path / "a.py").write_text("def a():\n    pass\n" + "#" * 500 + "\n")
     result = run("map", tmp_path, "--max-file-size", "100")
-    assert result.returncode == 0
-    assert "1 too large" in result.stderr
+    assert result.returncode == 1
+    assert "1 too large" in result.stderr and "the map is empty" in result.stderr
     assert result.stdout == ""
 
 
@@ -118,3 +118,22 @@ def test_every_output_is_relative_to_the_repository_and_its_folders_are_made(sho
     assert written.returncode == 0, written.stderr
     assert sorted(p.name for p in (shop / "out").iterdir()) == ["MAP.md", "graph.json"]
     assert list(elsewhere.iterdir()) == []
+
+
+def test_an_empty_answer_says_why_and_exits_1(shop, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args, why in [(("map", empty), "the map is empty: no file it may show defines anything"),
+                      (("map", shop, "--tokens", "3"), "the map is empty: a budget of 3 tokens holds none of the 9 files"),
+                      (("search", "cart", empty), "no definition matches the query"),
+                      (("search", "zzyzx", shop), "no definition matches the query")]:
+        result = run(*args)
+        assert (result.returncode, result.stdout) == (1, ""), args
+        assert why in result.stderr and len(result.stderr.splitlines()) == 1, (args, result.stderr)
+
+
+def test_a_query_of_several_words_needs_no_quotes(shop):
+    quoted = run("search", "format money", shop)
+    assert quoted.returncode == 0 and "shop/money.py::format_money#function" in quoted.stdout
+    assert run("search", "format", "money", shop).stdout == quoted.stdout
+    assert run("search", "format", "money", cwd=shop).stdout == quoted.stdout
