@@ -538,7 +538,7 @@ def _run_search(args: argparse.Namespace) -> int:
     query = sys.stdin.read() if query == "-" else query
     repo = _repo(args)
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
-    # No score (--json has it): the order says the rank. Single spaces: an agent pays for every
+    # No score (--format json has it): the order says the rank. Single spaces: an agent pays for every
     # token of the line, and two spaces were one more token each.
     lines = [visible(f"{h.tag.id} lines {h.tag.line}-{h.tag.end_line} "
                      f"{h.signature.splitlines()[0][:120] if h.signature else ''}") for h in hits]
