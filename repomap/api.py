@@ -159,8 +159,8 @@ class RepoMap:
         """
         return self.mapper.build(MapRequest(
             list(map(os.fspath, focus)), list(map(os.fspath, mention_files)), sorted(mention_idents), query,
-            self.options.tokens if tokens is None else config.budget(tokens), None if other_files is None else list(other_files), reuse,
-            list(previous_order)))
+            self.options.tokens if tokens is None else config.budget(tokens),
+            None if other_files is None else list(other_files), reuse, list(previous_order)))
 
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""
