@@ -157,12 +157,10 @@ class RepoMap:
         (answers.KEPT_MAPS) instead of the index: the same request on files whose graph and
         views are as they were is answered with the map made before and its ranking.
         """
-        if tokens is not None and tokens < 1:
-            raise RepoMapError(f"the token budget must be a positive number, not {tokens}")
         return self.mapper.build(MapRequest(
             list(map(os.fspath, focus)), list(map(os.fspath, mention_files)), sorted(mention_idents), query,
-            tokens or self.options.tokens, None if other_files is None else list(other_files), reuse,
-            list(previous_order)))
+            self.options.tokens if tokens is None else config.budget(tokens),
+            None if other_files is None else list(other_files), reuse, list(previous_order)))
 
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""

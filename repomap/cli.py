@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__, config, tags
 from .aider_drop_in import run_aider
 from .api import RepoMap
-from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
+from .config import ANSWER_FORMATS, DEFAULTS, FORMATS, GRAPH_FORMATS
 from .errors import NotFound, RepoMapError, json_text, visible
 from .index import untagged_note
 from .mapfile import MapFile
@@ -49,9 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["aider"]:  # everything after it is Aider's, unparsed
         return _guarded(lambda: run_aider(argv[1:]))
     args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
-    targets = getattr(args, "targets", [])
-    if args.root_path is None and len(targets) > 1 and os.path.isdir(targets[-1]):
-        args.root_path = targets.pop()  # `retrieve ID... PATH`: an ID never names a folder
+    listed = getattr(args, "targets", None) or getattr(args, "words", [])
+    if args.root_path is None and len(listed) > 1 and os.path.isdir(listed[-1]):
+        # `retrieve ID... PATH`, `search WORD... PATH`: an ID never names a folder, and a
+        # query quoted as one argument keeps a word that does
+        args.root_path = listed.pop()
     if hasattr(args, "root") and args.root_path is None and args.root is None:
         args.root = _around()
     if args.run is not _run_mcp:
@@ -129,9 +131,12 @@ def _map_options(m: argparse.ArgumentParser) -> None:
     m.set_defaults(run=_run_map)
 
 
+_OUTPUT = "relative to the repository root; its folders are made as needed"  # every command's --output
+
+
 def _write_options(w: argparse.ArgumentParser, run) -> None:
     _path_argument(w)
-    w.add_argument("--output", metavar="FILE", help=f"the map file, relative to the root (default {DEFAULTS['output']})")
+    w.add_argument("--output", metavar="FILE", help=f"the map file (default {DEFAULTS['output']}), {_OUTPUT}")
     _selection_options(w)
     _cache_options(w)
     w.set_defaults(run=run)
@@ -150,8 +155,9 @@ def _retrieve_options(r: argparse.ArgumentParser) -> None:
 
 
 def _search_options(s: argparse.ArgumentParser) -> None:
-    s.add_argument("query", help="words, identifiers or a question; '-' reads standard input")
-    _path_argument(s)
+    s.add_argument("words", nargs="+", metavar="QUERY",
+                   help="words, identifiers or a question, quoted or not; '-' reads standard input")
+    _path_argument(s, "after the query; a last word that names a folder is the PATH unless the query is quoted")
     s.add_argument("--limit", type=_positive, default=5, help="results (default 5)")
     s.add_argument("--kind", choices=sorted(tags.KINDS), help="only this kind")
     s.add_argument("--path", metavar="GLOB", help="only files matching")
@@ -169,12 +175,13 @@ def _refs_options(f: argparse.ArgumentParser) -> None:
 def _graph_options(g: argparse.ArgumentParser) -> None:
     _path_argument(g)
     g.add_argument("--format", choices=GRAPH_FORMATS, default="html", help="output format (default html)")
-    g.add_argument("--top", type=_positive, default=60, help="how many of the best-ranked files (default 60)")
+    g.add_argument("--top", type=_positive, default=60,
+                   help="how many of the best-ranked files (default 60): the graph's size, where a map has --tokens")
     g.add_argument("--query", metavar="TEXT", help="task text that steers the ranking ('-' reads standard input)")
     g.add_argument("--focus", action="append", default=[], metavar="FILE",
                    help="files already in the agent's context: they steer the ranking")
-    g.add_argument("--output", metavar="FILE", help="write here instead of standard output")
-    _selection_options(g)
+    g.add_argument("--output", metavar="FILE", help=f"write here instead of standard output, {_OUTPUT}")
+    _selection_options(g, budget=False)
     _cache_options(g)
     g.set_defaults(run=_run_graph)
 
@@ -222,6 +229,22 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        """Each command refuses what it does not know itself (argparse leaves that to the
+        top parser), so the error names the command's help and the option likely meant."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}{self._meant(extras)}")
+        return namespace, extras
+
+    def _meant(self, extras: list[str]) -> str:
+        import difflib
+
+        options = self._option_string_actions
+        close = [match for extra in extras if extra.startswith("--")
+                 for match in difflib.get_close_matches(extra.partition("=")[0], options, 1, 0.8)]
+        return f"; did you mean {' or '.join(close)}?" if close else ""
+
 
 def _repository_options(sub: argparse.ArgumentParser) -> None:
     """The repository, how its files are tagged and where its index lives."""
@@ -238,14 +261,16 @@ def _path_argument(sub: argparse.ArgumentParser, where: str = "") -> None:
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--json", action="store_true", help="JSON with a _meta block of token figures")
+    sub.add_argument("--format", choices=ANSWER_FORMATS, default="text",
+                     help="output format (default text; json has a _meta block of token figures)")
     _tagging_options(sub)
     _cache_options(sub)
 
 
-def _selection_options(sub: argparse.ArgumentParser) -> None:
-    """Budget and file selection; unset flags fall back to the repository's settings."""
-    sub.add_argument("--tokens", type=_positive, help="token budget, counted with cl100k_base (default 1024)")
+def _selection_options(sub: argparse.ArgumentParser, budget: bool = True) -> None:
+    """Budget (of what has one) and file selection; unset flags fall back to the repository's settings."""
+    if budget:
+        sub.add_argument("--tokens", type=_positive, help="token budget, counted with cl100k_base (default 1024)")
     sub.add_argument("--include", action="append", metavar="GLOB", help="only files matching (repeatable)")
     sub.add_argument("--exclude", action="append", metavar="GLOB", help="leave out files matching (repeatable)")
     sub.add_argument("--hide-secondary", action="store_const", const=True,
@@ -340,19 +365,28 @@ def _run_map(args: argparse.Namespace) -> int:
     query = sys.stdin.read() if args.query == "-" else (args.query or "")
     settings = _settings(args)
     repo = _mapper(args, settings, settings["format"])
-    _check_focus(repo, args.focus)
+    focused = _check_focus(repo, args.focus)
     result = repo.build(focus=args.focus, mention_files=args.mention_file,
                         mention_idents=args.mention_ident, query=query, reuse=True)
     sys.stdout.write(result.text)
     sys.stdout.flush()
     _print_notes(result.notes)
     _print_ignored(result)
-    return 0
+    return 0 if result.shown_files else _said_empty(result, repo.options.tokens, focused)
 
 
-def _check_focus(repo: RepoMap, focus: list[str]) -> None:
-    for name in focus:
-        repo.focus_file(name)
+def _check_focus(repo: RepoMap, focus: list[str]) -> set[str]:
+    return {repo.focus_file(name) for name in focus}
+
+
+def _said_empty(result, budget: int, focused: set[str]) -> int:
+    """Why a map shows no file, on stderr, and exit status 1 (grep's when nothing matched):
+    an empty answer with status 0 reads as a repository with nothing in it."""
+    candidates = [path for path in result.ranked_files if path not in focused]
+    reason = (f"a budget of {budget} tokens holds none of the {len(candidates)} files it could show; raise --tokens"
+              if candidates else "no file it may show defines anything")
+    print(f"repomap: the map is empty: {reason}", file=sys.stderr)
+    return 1
 
 
 def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
@@ -474,7 +508,7 @@ def _run_retrieve(args: argparse.Namespace) -> int:
             missing.append(exc)
     held_by = holders(found)
     blocks = [_block(s, holder) for s, holder in zip(found, held_by)]
-    if args.json:
+    if args.format == "json":
         results = [{"id": s.tag.id, "kind": s.tag.kind, "path": s.tag.path, "start_line": s.start_line,
                     "end_line": s.end_line, **content(s, holder)} for s, holder in zip(found, held_by)]
         _print_json({"results": results}, repo, {s.tag.path for s in found}, started)
@@ -500,21 +534,26 @@ def _block(snippet: Snippet, holder: Snippet | None = None) -> bytes:
 
 def _run_search(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    query = sys.stdin.read() if args.query == "-" else args.query
+    query = " ".join(args.words)
+    query = sys.stdin.read() if query == "-" else query
     repo = _repo(args)
     hits = repo.search(query, limit=args.limit, kind=args.kind, path=args.path)
-    # No score (--json has it): the order says the rank. Single spaces: an agent pays for every
+    # No score (--format json has it): the order says the rank. Single spaces: an agent pays for every
     # token of the line, and two spaces were one more token each.
     lines = [visible(f"{h.tag.id} lines {h.tag.line}-{h.tag.end_line} "
                      f"{h.signature.splitlines()[0][:120] if h.signature else ''}") for h in hits]
     text = "".join(line + "\n" for line in lines)
-    if args.json:
+    if args.format == "json":
         results = [{"id": h.tag.id, "kind": h.tag.kind, "signature": h.signature, "path": h.tag.path,
                     "start_line": h.tag.line, "end_line": h.tag.end_line, "score": h.score, "doc": h.tag.doc}
                    for h in hits]
         _print_json({"results": results}, repo, {h.tag.path for h in hits}, started)
     else:
         sys.stdout.write(text)
+    if not hits:
+        print("repomap: no definition matches the query" + (" of that --kind or --path" if args.kind or args.path
+                                                            else ""), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -527,8 +566,10 @@ def _run_graph(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
+    target = Path(_root(args)) / args.output  # as write's: an absolute path stays as it is
     try:
-        Path(args.output).write_text(text, encoding="utf-8")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise RepoMapError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {args.output} ({args.format})", file=sys.stderr)
@@ -541,7 +582,7 @@ def _run_refs(args: argparse.Namespace) -> int:
     definition, found = repo.refs(args.target)
     lines = [f"{ref.path}:{ref.line} {around.id if around else '(top level)'}" for ref, around in found]
     text = "".join(visible(line) + "\n" for line in [f"{definition.id} {len(found)} references", *lines])
-    if args.json:
+    if args.format == "json":
         refs = [{"path": ref.path, "line": ref.line, "enclosing": around.id if around else None}
                 for ref, around in found]
         _print_json({"definition": definition.id, "references": refs}, repo, {ref.path for ref, _ in found}, started)

@@ -27,8 +27,10 @@ DEFAULTS = {
 MAX_PARSE_TIMEOUT = 86_400.0
 FORMATS = ("text", "markdown", "json")  # of a map (templates/FORMAT.j2)
 VIEW_FORMATS = ("text", "markdown")  # whose templates show of a file its path, language and lines alone (render.view)
+ANSWER_FORMATS = ("text", "json")  # of a search, retrieve or refs answer
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot", "html")  # of the ranked graph (export.py)
 KEYS = {key: type(value) for key, value in DEFAULTS.items()}
+_KINDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a string", list: "a list of strings"}
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,7 @@ def options(root: Path, given: dict, settings: bool, template: Path | None, igno
     the repository's settings file unless `settings` is false, over DEFAULTS."""
     chosen = {**DEFAULTS, **(load(root) if settings else {}),
               **{key: value for key, value in given.items() if value is not None}}
-    if chosen["tokens"] < 1:
-        raise RepoMapError(f"the token budget must be a positive number, not {chosen['tokens']}")
+    budget(chosen["tokens"])
     if not 0 < chosen["parse_timeout"] <= MAX_PARSE_TIMEOUT:
         raise RepoMapError(f"the parse timeout must be more than 0 and at most {MAX_PARSE_TIMEOUT:g} seconds, "
                            f"not {chosen['parse_timeout']}")
@@ -63,6 +64,14 @@ def options(root: Path, given: dict, settings: bool, template: Path | None, igno
     return Options(chosen["tokens"], chosen["format"], template, _patterns(chosen["include"]),
                    _patterns(chosen["exclude"]), chosen["hide_secondary"], chosen["max_file_size"],
                    chosen["parse_timeout"], ignore)
+
+
+def budget(tokens: object) -> int:
+    """`tokens` as a map's budget, checked alike wherever one is given (a RepoMap, a build);
+    RepoMapError where it is no whole number of at least 1 (True is not 1, nor 2.5 two)."""
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+        raise RepoMapError(f"the token budget must be a whole number of at least 1, not {tokens!r}")
+    return tokens
 
 
 def _patterns(given: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -121,9 +130,18 @@ def _checked(settings: dict, where: str) -> dict:
             settings[key] = value = float(value)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or \
                 (kind is list and not all(isinstance(v, str) for v in value)):
-            raise ConfigError(f"setting {key!r} in {where} must be {'a list of strings' if kind is list else kind.__name__}")
+            raise ConfigError(f"setting {key!r} in {where} must be {_KINDS[kind]}")
         if kind in (int, float) and not (math.isfinite(value) and value > 0):
             raise ConfigError(f"setting {key!r} in {where} must be a finite number above 0, not {value}")
         if key == "parse_timeout" and value > MAX_PARSE_TIMEOUT:
             raise ConfigError(f"setting {key!r} in {where} must be at most {MAX_PARSE_TIMEOUT:g} seconds, not {value}")
+        if key == "format" and value not in FORMATS:
+            raise ConfigError(f"setting {key!r} in {where} must be one of {', '.join(FORMATS)}, not {value!r}")
+        if key == "output":
+            from .mapfile import inside  # only where a settings file names one
+
+            try:
+                inside(value)
+            except RepoMapError as exc:
+                raise ConfigError(f"setting {key!r} in {where}: {exc}") from None
     return dict(settings)

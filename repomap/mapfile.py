@@ -20,15 +20,25 @@ READ_LIMIT = 16 << 20
 _WRITE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+def inside(output: str) -> PurePosixPath:
+    """`output` as a path inside the repository, relative to it with /; RepoMapError where it
+    names none (the settings file's `output` is checked as the flag is)."""
+    pure = PurePosixPath(output.replace("\\", "/"))
+    if not output or "\0" in output or pure.is_absolute() or ".." in pure.parts or pure.name in ("", "."):
+        raise RepoMapError(f"refused: {output!r} is not a path inside the repository")
+    if pure.name.lower() == ".git":
+        raise RepoMapError(f"refused: {output!r} is inside a git folder")
+    return pure
+
+
 class MapFile:
     """The file `output` (relative to the repository, with /) names in the resolved `root`."""
 
     def __init__(self, root: Path, output: str):
-        pure = PurePosixPath(output.replace("\\", "/"))
-        if not output or "\0" in output or pure.is_absolute() or ".." in pure.parts or pure.name in ("", "."):
-            raise RepoMapError(f"--output: refused: {output!r} is not a path inside the repository")
-        if pure.name.lower() == ".git":
-            raise RepoMapError(f"--output: refused: {output!r} is inside a git folder")
+        try:
+            pure = inside(output)
+        except RepoMapError as exc:
+            raise RepoMapError(f"--output: {exc}") from None
         self.root, self.folder, self.name, self.shown = str(root), str(pure.parent), pure.name, output
 
     def real(self) -> str:

@@ -59,8 +59,8 @@ def test_messy_files_are_counted_and_do_not_stop_the_run(tmp_path):
 def test_max_file_size_is_configurable(tmp_path):
     (tmp_path / "a.py").write_text("def a():\n    pass\n" + "#" * 500 + "\n")
     result = run("map", tmp_path, "--max-file-size", "100")
-    assert result.returncode == 0
-    assert "1 too large" in result.stderr
+    assert result.returncode == 1
+    assert "1 too large" in result.stderr and "the map is empty" in result.stderr
     assert result.stdout == ""
 
 
@@ -83,7 +83,57 @@ def test_every_command_takes_the_repository_as_path_and_root_is_an_alias(shop, t
 def test_options_are_spelt_out_and_choices_checked(shop):
     abbreviated = run("map", shop, "--token", "40")
     assert abbreviated.returncode == 2 and "unrecognized arguments: --token" in abbreviated.stderr
+    assert abbreviated.stderr.startswith("repomap map: error:") and "did you mean --tokens?" in abbreviated.stderr
+    assert "(see repomap map --help)" in abbreviated.stderr
+    unknown = run("search", "cart", shop, "--bogus")
+    assert unknown.stderr == "repomap search: error: unrecognized arguments: --bogus (see repomap search --help)\n"
     misspelt = run("search", "cart", shop, "--kind", "methd")
     assert misspelt.returncode == 2 and "invalid choice: 'methd'" in misspelt.stderr and "'method'" in misspelt.stderr
     for result in (abbreviated, misspelt):
         assert len(result.stderr.splitlines()) == 1
+
+
+def test_every_command_asks_for_json_as_format_json(shop):
+    """One name per concept: JSON output is `--format json` on every command that has it."""
+    import json
+
+    for command in (["map"], ["search", "cart"], ["retrieve", "shop/cart.py::Cart#class"],
+                    ["refs", "shop/item.py::Item#class"], ["graph"]):
+        result = run(*command, shop, "--format", "json")
+        assert result.returncode == 0, (command, result.stderr)
+        json.loads(result.stdout)
+    assert_clean_error(run("search", "cart", shop, "--json"), "unrecognized arguments: --json")
+
+
+def test_graph_has_no_token_budget(shop):
+    assert_clean_error(run("graph", shop, "--tokens", "5"), "repomap graph: error: unrecognized arguments: --tokens 5")
+
+
+def test_every_output_is_relative_to_the_repository_and_its_folders_are_made(shop, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    graph = run("graph", shop, "--format", "json", "--output", "out/graph.json", cwd=elsewhere)
+    assert graph.returncode == 0, graph.stderr
+    written = run("write", shop, "--output", "out/MAP.md", cwd=elsewhere)
+    assert written.returncode == 0, written.stderr
+    assert sorted(p.name for p in (shop / "out").iterdir()) == ["MAP.md", "graph.json"]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_empty_answer_says_why_and_exits_1(shop, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args, why in [(("map", empty), "the map is empty: no file it may show defines anything"),
+                      (("map", shop, "--tokens", "3"), "the map is empty: a budget of 3 tokens holds none of the 9 files"),
+                      (("search", "cart", empty), "no definition matches the query"),
+                      (("search", "zzyzx", shop), "no definition matches the query")]:
+        result = run(*args)
+        assert (result.returncode, result.stdout) == (1, ""), args
+        assert why in result.stderr and len(result.stderr.splitlines()) == 1, (args, result.stderr)
+
+
+def test_a_query_of_several_words_needs_no_quotes(shop):
+    quoted = run("search", "format money", shop)
+    assert quoted.returncode == 0 and "shop/money.py::format_money#function" in quoted.stdout
+    assert run("search", "format", "money", shop).stdout == quoted.stdout
+    assert run("search", "format", "money", cwd=shop).stdout == quoted.stdout

@@ -60,7 +60,7 @@ def test_search_refs_and_retrieve_headers(hostile):
     search = out("search", "helper real", hostile, "--no-cache", "--limit", "10").splitlines()
     assert len(search) == 3, search  # helper, real, plain: one line each
     assert all(re.fullmatch(r".+::\w+#function lines 1-2 def \w+\(\):", line) for line in search), search
-    assert json.loads(out("search", "painted", hostile, "--no-cache", "--json"))["results"][0]["path"] == TITLE
+    assert json.loads(out("search", "painted", hostile, "--no-cache", "--format", "json"))["results"][0]["path"] == TITLE
     refs = out("refs", "real", hostile, "--no-cache").splitlines()
     assert refs[0] == r"x.py:\n  def injected_fake_signature(password):\n  ⋮\nzz.py::real#function 2 references"
     assert len(refs) == 3, refs

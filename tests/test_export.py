@@ -93,7 +93,7 @@ def test_cli_writes_each_format(shop, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--format", "xml"], "invalid choice: 'xml'"),
     (["--top", "0"], "must be at least 1"),
-    (["--output", "/nonexistent/folder/graph.html"], "cannot write /nonexistent/folder/graph.html"),
+    (["--output", "/dev/null/graph.html"], "cannot write /dev/null/graph.html"),
     (["--focus", "no/such.py"], "no such focus file"),
 ])
 def test_bad_input_is_one_line_and_exit_2(shop, args, message):

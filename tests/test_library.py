@@ -165,3 +165,16 @@ def test_one_include_or_exclude_pattern_given_as_a_string_is_one_pattern(shop):
     assert "tests/" not in as_list
     assert RepoMap(shop, include="shop", use_cache=False).build().text == \
         RepoMap(shop, include=["shop"], use_cache=False).build().text
+
+
+def test_a_budget_is_checked_alike_wherever_it_is_given(shop):
+    repo = RepoMap(shop, use_cache=False)
+    for bad in (0, -5, True, 2.5, "40"):
+        said = f"the token budget must be a whole number of at least 1, not {bad!r}"
+        with pytest.raises(RepoMapError) as made:
+            RepoMap(shop, tokens=bad, use_cache=False)
+        with pytest.raises(RepoMapError) as built:
+            repo.build(tokens=bad)
+        with pytest.raises(RepoMapError) as turned:
+            repo.get_repo_map(max_tokens=bad)
+        assert str(made.value) == str(built.value) == str(turned.value) == said

@@ -98,7 +98,7 @@ def test_rst_and_asciidoc_sections_are_mapped_searched_and_retrieved(tmp_path):
         "  == Usage ==\n  ⋮\n  === Options & flags\n  ⋮\n"
         "guide.rst:\n  ==========\n  User Guide\n  ==========\n  ⋮\n  Installation\n  ============\n  ⋮\n"
         "  From source\n  -----------\n  ⋮\n  Usage\n  =====\n  ⋮\n  Options & flags\n  ---------------\n  ⋮\n")
-    found = run("search", "options flags", tmp_path, "--json")
+    found = run("search", "options flags", tmp_path, "--format", "json")
     ids = [hit["id"] for hit in json.loads(found.stdout)["results"]]
     assert {"guide.rst::user-guide.usage.options-flags#section",
             "guide.adoc::user-guide.usage.options-flags#section"} <= set(ids[:2])
@@ -229,14 +229,14 @@ def test_a_mirror_folder_ranks_as_secondary(tmp_path):
     shown = _shown_files(run("map", tmp_path, "--tokens", "2000").stdout)
     assert shown[:4] == [f"src/part{i}.ts" for i in range(4)]
     assert all(path.startswith("deno_dist/") for path in shown[4:])
-    hits = json.loads(run("search", "part2", tmp_path, "--json").stdout)["results"]
+    hits = json.loads(run("search", "part2", tmp_path, "--format", "json").stdout)["results"]
     assert hits[0]["id"] == "src/part2.ts::part2#function"
 
 
 def test_the_map_shows_the_files_search_finds_for_the_task(shop):
     """Search's first two files for the task (item.py's parse_item, cart.py's add_line) are in
     a 100-token map; ranked by the graph alone, cart.py gave way to svc/store.go."""
-    hits = json.loads(run("search", "parse an item line", shop, "--json").stdout)["results"]
+    hits = json.loads(run("search", "parse an item line", shop, "--format", "json").stdout)["results"]
     first_files = list(dict.fromkeys(hit["id"].split("::")[0] for hit in hits))[:2]
     assert first_files == ["shop/item.py", "shop/cart.py"]
     shown = _shown_files(run("map", shop, "--query", "parse an item line", "--tokens", "100").stdout)

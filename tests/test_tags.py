@@ -124,7 +124,7 @@ def test_a_dot_m_file_is_tagged_as_objective_c_or_matlab_by_its_content(tmp_path
     objc, matlab = FIXTURES / "objc" / "Counter.m", FIXTURES / "matlab" / "mean_filter.m"
     (tmp_path / objc.name).write_bytes(objc.read_bytes())
     (tmp_path / matlab.name).write_bytes(matlab.read_bytes())
-    found = run("search", "--json", "clampCount", tmp_path).stdout + run("search", "--json", "make_kernel", tmp_path).stdout
+    found = run("search", "--format", "json", "clampCount", tmp_path).stdout + run("search", "--format", "json", "make_kernel", tmp_path).stdout
     assert "Counter.m::clampCount#function" in found and "mean_filter.m::make_kernel#function" in found
     assert run("retrieve", "Counter.m::Counter.addValue#method", tmp_path).returncode == 0
     assert run("retrieve", "mean_filter.m::mean_filter#function", tmp_path).stdout.endswith("'same');\nend\n")

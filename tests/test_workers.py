@@ -141,7 +141,7 @@ def test_bad_parse_timeouts_are_refused(tmp_path):
     (tmp_path / ".repomap.toml").write_text('parse_timeout = "soon"\n')
     result = run("map", tmp_path)
     assert result.returncode == 2
-    assert result.stderr == "repomap: error: setting 'parse_timeout' in .repomap.toml must be float\n"
+    assert result.stderr == "repomap: error: setting 'parse_timeout' in .repomap.toml must be a number\n"
 
 
 def test_where_no_process_can_be_forked_the_jobs_run_here(monkeypatch):

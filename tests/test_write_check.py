@@ -99,7 +99,7 @@ def test_pyproject_settings_and_unknown_keys(shop):
     result = run("map", shop)
     assert result.returncode == 2 and "unknown setting 'tokenz'" in result.stderr
     (shop / "pyproject.toml").write_text('[tool.repomap]\ntokens = "many"\n')
-    assert "must be int" in run("map", shop).stderr
+    assert "must be a whole number" in run("map", shop).stderr
 
 
 def test_a_broken_pyproject_is_an_error_only_where_it_names_repomap(shop):
