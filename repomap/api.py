@@ -23,7 +23,7 @@ from .answers import Answers, MapResult, answer_key
 from .artifacts import ArtifactCache, Artifacts
 from .errors import Changed, RepoMapError
 from .fileset import FileSet
-from .index import Indexer
+from .index import Indexer, Progress
 from .maps import Mapper, MapRequest
 from .retrieve import Retriever, Snippet
 from .scan import Scan, Scanner, Sources
@@ -90,9 +90,10 @@ class RepoMap:
                  exclude: Iterable[str] | None = None, hide_secondary: bool | None = None,
                  max_file_size: int | None = None, parse_timeout: float | None = None,
                  cache_dir: str | os.PathLike | None = None, use_cache: bool = True, ignore: bool = True,
-                 settings: bool = True):
+                 settings: bool = True, progress: Progress | None = None):
         """Arguments left out (None) come from the repository's settings file (.repomap.toml
-        or [tool.repomap]) unless `settings` is false, else from config.DEFAULTS."""
+        or [tool.repomap]) unless `settings` is false, else from config.DEFAULTS. `progress`
+        is called with (files done, of how many) as files are tagged (index.Progress)."""
         self.root = _root(root)
         given = {"tokens": tokens, "format": fmt, "include": include, "exclude": exclude,
                  "hide_secondary": hide_secondary, "max_file_size": max_file_size, "parse_timeout": parse_timeout}
@@ -102,7 +103,7 @@ class RepoMap:
 
             render.check_template(self.options.fmt, self.options.template)
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
-        self.indexer = Indexer(self.root, folder, self.options.max_file_size, self.options.parse_timeout)
+        self.indexer = Indexer(self.root, folder, self.options.max_file_size, self.options.parse_timeout, progress)
         self.files = FileSet(self.root, self.options, self.indexer)
         self.scanner = Scanner(self.root, self.indexer)
         self.artifacts = Artifacts(self.root, ArtifactCache(self.indexer.store))

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, config, tags
+from . import __version__, config, status, tags
 from .aider_drop_in import run_aider
 from .api import RepoMap
 from .config import DEFAULTS, FORMATS, GRAPH_FORMATS
@@ -57,8 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.run is not _run_mcp:
         gc.disable()
     args.opened = []  # the RepoMaps the command makes (`_repo`)
+    args.summary = None  # what the command worked on (status.Summary), set as it ends well
     try:
-        return _guarded(lambda: args.run(args))
+        code = _guarded(lambda: args.run(args))
+        if args.summary is not None and not args.quiet:
+            print(args.summary.line(), file=sys.stderr)
+        return code
     finally:
         for repo in args.opened:
             repo.close()
@@ -235,6 +239,8 @@ def _path_argument(sub: argparse.ArgumentParser, where: str = "") -> None:
     sub.add_argument("root_path", nargs="?", metavar="PATH",
                      help=f"repository root{' (' + where + ')' if where else ''}; default: the current directory")
     sub.add_argument("--root", help="the repository root, as PATH")
+    sub.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress, summary or `wrote FILE` line on stderr (warnings and errors still)")
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
@@ -271,7 +277,7 @@ def _root(args: argparse.Namespace) -> str:
 def _around() -> str | None:
     """The repository the working folder is in, as git, Aider and ruff find it: the nearest
     folder upward that is a git work tree's root, else one holding .repomap.toml; None where
-    that is the working folder (or there is none). Said on stderr where it is another."""
+    that is the working folder (or there is none). The summary line says which root was used."""
     try:
         here = Path.cwd()
     except OSError:  # a working folder removed meanwhile: the command says what it cannot open
@@ -279,10 +285,7 @@ def _around() -> str | None:
     folders = [here, *here.parents]
     found = next((f for f in folders if (f / ".git").exists()), None) or \
         next((f for f in folders if (f / ".repomap.toml").is_file()), None)
-    if found is None or found == here:
-        return None
-    print(f"repomap: the repository around {here}: {found}", file=sys.stderr)
-    return str(found)
+    return None if found is None or found == here else str(found)
 
 
 def _settings(args: argparse.Namespace) -> dict:
@@ -304,8 +307,10 @@ def _cache_options(sub: argparse.ArgumentParser) -> None:
 
 def _repo(args: argparse.Namespace, settings: dict | None = None, **options) -> RepoMap:
     settings = settings or _settings(args)
+    progress = status.ProgressLine(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
     repo = RepoMap(_root(args), cache_dir=args.cache_dir, use_cache=not args.no_cache, ignore=not args.no_ignore,
-                   max_file_size=settings["max_file_size"], parse_timeout=settings["parse_timeout"], **options)
+                   max_file_size=settings["max_file_size"], parse_timeout=settings["parse_timeout"],
+                   progress=progress, **options)
     args.opened.append(repo)  # closed by `main`, not left to the collector, which it keeps from the exit
     return repo
 
@@ -345,8 +350,8 @@ def _run_map(args: argparse.Namespace) -> int:
                         mention_idents=args.mention_ident, query=query, reuse=True)
     sys.stdout.write(result.text)
     sys.stdout.flush()
-    _print_notes(result.notes)
     _print_ignored(result)
+    _summarize(args, repo, result.ranked_files, result.notes, result.ignored, (result.tokens, settings["tokens"]))
     return 0
 
 
@@ -357,7 +362,7 @@ def _check_focus(repo: RepoMap, focus: list[str]) -> None:
 
 def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
     """The committed map file, what it says ("" if it is not a regular file) and what it
-    should say now (the file itself left out)."""
+    should say now (the file itself left out); the summary told of the map made."""
     settings = _settings(args)
     output = settings["output"]
     target = MapFile(Path(_root(args)).resolve(), output)
@@ -365,7 +370,7 @@ def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
     current = target.text()
     from .render import markdown_files
     result = repo.build(reuse=True, previous_order=markdown_files(current))
-    _print_notes(result.notes)
+    _summarize(args, repo, result.ranked_files, result.notes, result.ignored, (result.tokens, settings["tokens"]))
     return target, current, HEADER.format(flags=_flags(args)) + result.text
 
 
@@ -386,7 +391,8 @@ def _run_write(args: argparse.Namespace) -> int:
         raise RepoMapError(f"--output: {target.name} exists and was not written by repomap; "
                            "remove it or choose another output")
     target.replace(text)
-    print(f"wrote {target.name} ({len(text.splitlines())} lines)", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {target.name} ({len(text.splitlines())} lines)", file=sys.stderr)
     return 0
 
 
@@ -436,10 +442,18 @@ def _print_ignored(result) -> None:
               + (" and more" if len(rules) > 3 else "") + "; --no-ignore maps them anyway", file=sys.stderr)
 
 
-def _print_notes(notes: dict[str, int]) -> None:
-    if notes:
-        counts = ", ".join(f"{n} {reason}" for reason, n in sorted(notes.items()))
-        print(f"repomap: files: {counts}", file=sys.stderr)
+def _summarize(args: argparse.Namespace, repo: RepoMap, files, notes: dict[str, int] | None = None,
+               ignored: dict[str, int] | None = None, tokens: tuple[int, int] | None = None) -> None:
+    """Set the command's summary line (printed by `main` as it ends): the files it worked on,
+    why some were skipped (the last scan's notes where none are given), the tokens of a
+    budgeted answer and the root used."""
+    covered = repo.scanner.covered
+    if notes is None:
+        notes = covered.notes if covered is not None else {}
+    root = repo.root
+    found_by = "git" if (root / ".git").exists() else ".repomap.toml" if (root / ".repomap.toml").is_file() else ""
+    args.summary = status.Summary(str(root), found_by, list(files), dict(notes), dict(ignored or {}), tokens,
+                                  "cl100k_base")
 
 
 def _run_index(args: argparse.Namespace) -> int:
@@ -459,7 +473,7 @@ def _run_index(args: argparse.Namespace) -> int:
               if (n := scan.notes.get(untagged_note(language)))}
     if broken:
         print("no working query for: " + ", ".join(f"{name} ({n} files untagged)" for name, n in broken.items()))
-    _print_notes(scan.notes)
+    _summarize(args, repo, scan.infos, scan.notes)
     return 0
 
 
@@ -484,6 +498,8 @@ def _run_retrieve(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     for exc in missing:
         exc.show()
+    covered = repo.scanner.covered  # a bare name's lookup scans; an ID reads its file alone
+    _summarize(args, repo, covered.files if covered is not None else sorted({s.tag.path for s in found}))
     return NotFound.exit_code if missing else 0
 
 
@@ -515,6 +531,7 @@ def _run_search(args: argparse.Namespace) -> int:
         _print_json({"results": results}, repo, {h.tag.path for h in hits}, started)
     else:
         sys.stdout.write(text)
+    _summarize(args, repo, repo.scanner.covered.files)
     return 0
 
 
@@ -526,12 +543,16 @@ def _run_graph(args: argparse.Namespace) -> int:
     text = repo.export(args.format, top=args.top, query=query, focus=args.focus)
     if args.output is None:
         sys.stdout.write(text)
-        return 0
-    try:
-        Path(args.output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise RepoMapError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"wrote {args.output} ({args.format})", file=sys.stderr)
+    else:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise RepoMapError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        if not args.quiet:
+            print(f"wrote {args.output} ({args.format})", file=sys.stderr)
+    if repo.scanner.covered is None:  # an export answered from the index: the files as they are
+        repo.scan(count_terms=False)
+    _summarize(args, repo, repo.scanner.covered.files)
     return 0
 
 
@@ -547,6 +568,7 @@ def _run_refs(args: argparse.Namespace) -> int:
         _print_json({"definition": definition.id, "references": refs}, repo, {ref.path for ref, _ in found}, started)
     else:
         sys.stdout.write(text)
+    _summarize(args, repo, repo.scanner.covered.files)
     return 0
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
+from contextlib import contextmanager
 
-from mcp.server.mcpserver import MCPServer
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
@@ -24,6 +27,7 @@ from .tokens import with_meta
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
 MAX_TOKENS = 16_000
 MAX_IDS = 20
+PROGRESS_STEPS = 100  # progress notifications a call sends at most: one per hundredth of its files tagged
 
 
 class _Server(MCPServer):
@@ -50,14 +54,38 @@ def _in_repository(repo: RepoMap, path: str) -> bool:
         return False
 
 
+class _Progress:
+    """The index's progress (files tagged, of how many), sent to the client of the tool call
+    running in this thread, where it asked for progress: each call runs in a thread of its
+    own, and calls on the RepoMap take turns."""
+
+    def __init__(self):
+        self.calls = threading.local()
+
+    def __call__(self, done: int, total: int) -> None:
+        context = getattr(self.calls, "context", None)
+        if context is not None and (done == total or done * PROGRESS_STEPS // total > (done - 1) * PROGRESS_STEPS // total):
+            anyio.from_thread.run(context.report_progress, done, total)
+
+    @contextmanager
+    def to(self, context: Context):
+        self.calls.context = context
+        try:
+            yield
+        finally:
+            self.calls.context = None
+
+
 def server(repo: RepoMap) -> MCPServer:
+    progress = repo.indexer.progress = _Progress()
     app = _Server("repomap", instructions="Map, search and read this repository's code for few tokens.",
                   version=__version__)
 
     @app.tool(annotations=READ_ONLY, description=(
         "Ranked map of the repository: the most relevant signatures, bodies elided, within a token budget. "
         "Steer it with the task text and the files you already have."))
-    def repo_map(query: str = "", focus: list[str] | None = None, tokens: int | None = None) -> CallToolResult:
+    def repo_map(context: Context, query: str = "", focus: list[str] | None = None,
+                 tokens: int | None = None) -> CallToolResult:
         started = time.perf_counter()
         tokens = repo.options.tokens if tokens is None else tokens  # the repository's setting, else 1,024
         if not 1 <= tokens <= MAX_TOKENS:
@@ -65,16 +93,18 @@ def server(repo: RepoMap) -> MCPServer:
         missing = [f for f in focus or [] if not _in_repository(repo, f)]
         if missing:
             raise ToolError(clipped(f"no such focus file: {', '.join(missing)} (paths are relative to {repo.root})"))
-        result = _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=tokens))
+        with progress.to(context):
+            result = _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=tokens))
         return _reply(repo, {"map": result.text}, result.shown_files, started)
 
     @app.tool(annotations=READ_ONLY, description=(
         "Find definitions by words or a question; returns IDs, kinds, signatures and locations, no bodies."))
-    def search(query: str, limit: int = 5) -> CallToolResult:
+    def search(context: Context, query: str, limit: int = 5) -> CallToolResult:
         started = time.perf_counter()
         if not 1 <= limit <= 50:
             raise ToolError("limit must be between 1 and 50")
-        hits = _answer(lambda: repo.search(query[:10_000], limit=limit))
+        with progress.to(context):
+            hits = _answer(lambda: repo.search(query[:10_000], limit=limit))
         results = [{"id": h.tag.id, "signature": h.signature.splitlines()[0] if h.signature else "",
                     "lines": f"{h.tag.line}-{h.tag.end_line}", "score": h.score} for h in hits]
         return _reply(repo, {"results": results}, {h.tag.path for h in hits}, started)
