@@ -21,7 +21,7 @@ from .errors import NotFound, RepoMapError, json_text, visible
 from .index import untagged_note
 from .mapfile import MapFile
 from .retrieve import Snippet, content, holders
-from .tokens import with_meta
+from .tokens import ENCODINGS, with_meta
 
 # difflib, traceback and render are imported by the commands that use them: a warm
 # map, the usual call, needs none of them (bench/RESULTS.md: cli imports).
@@ -251,7 +251,9 @@ def _common(sub: argparse.ArgumentParser) -> None:
 
 def _selection_options(sub: argparse.ArgumentParser) -> None:
     """Budget and file selection; unset flags fall back to the repository's settings."""
-    sub.add_argument("--tokens", type=_positive, help="token budget, counted with cl100k_base (default 1024)")
+    sub.add_argument("--tokens", type=_positive, help="token budget, counted in --encoding (default 1024)")
+    sub.add_argument("--encoding", choices=ENCODINGS,
+                     help="the tokenizer the budget counts in (default cl100k_base; o200k_base needs the o200k extra)")
     sub.add_argument("--include", action="append", metavar="GLOB", help="only files matching (repeatable)")
     sub.add_argument("--exclude", action="append", metavar="GLOB", help="leave out files matching (repeatable)")
     sub.add_argument("--hide-secondary", action="store_const", const=True,
@@ -336,7 +338,7 @@ def _seconds(text: str) -> float:
 
 
 def _mapper(args: argparse.Namespace, settings: dict, fmt: str, exclude: list[str] = ()) -> RepoMap:
-    return _repo(args, settings, tokens=settings["tokens"], fmt=fmt, template=getattr(args, "template", None),
+    return _repo(args, settings, tokens=settings["tokens"], encoding=settings["encoding"], fmt=fmt, template=getattr(args, "template", None),
                  include=settings["include"], exclude=[*settings["exclude"], *exclude],
                  hide_secondary=settings["hide_secondary"])
 
@@ -376,7 +378,8 @@ def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
 
 def _flags(args: argparse.Namespace) -> str:
     """The flags given on the command line, to repeat in the header's refresh command."""
-    parts = [f" --tokens {args.tokens}" if args.tokens else "", f" --output {args.output}" if args.output else "",
+    parts = [f" --tokens {args.tokens}" if args.tokens else "", f" --encoding {args.encoding}" if args.encoding else "",
+             f" --output {args.output}" if args.output else "",
              " --hide-secondary" if args.hide_secondary else "",
              *(f" --include '{g}'" for g in args.include or ()), *(f" --exclude '{g}'" for g in args.exclude or ())]
     return "".join(parts)
@@ -427,7 +430,8 @@ def _recorded(args: argparse.Namespace) -> argparse.Namespace:
     except (ValueError, SystemExit):  # a header edited by hand: checked as the command line says
         return args
     return argparse.Namespace(**{**vars(args), **{key: getattr(recorded, key) for key in
-                                                   ("tokens", "output", "hide_secondary", "include", "exclude")}})
+                                                   ("tokens", "encoding", "output", "hide_secondary", "include",
+                                                    "exclude")}})
 
 
 _REFRESH = re.compile(re.escape(HEADER_START) + r"[^`]*`repomap write(?P<flags>[^`]*)`")
@@ -453,7 +457,7 @@ def _summarize(args: argparse.Namespace, repo: RepoMap, files, notes: dict[str, 
     root = repo.root
     found_by = "git" if (root / ".git").exists() else ".repomap.toml" if (root / ".repomap.toml").is_file() else ""
     args.summary = status.Summary(str(root), found_by, list(files), dict(notes), dict(ignored or {}), tokens,
-                                  "cl100k_base")
+                                  repo.options.encoding)
 
 
 def _run_index(args: argparse.Namespace) -> int:
@@ -598,7 +602,7 @@ def _mcp_config(client: str, root: Path) -> str:
 def _print_json(payload: dict, repo: RepoMap, paths: set[str], started: float) -> None:
     """The answer as JSON, with `_meta.tokens` the exact count of all that is printed."""
     sys.stdout.write(with_meta(payload, lambda answer: json_text(answer, indent=1) + "\n",
-                               repo.file_tokens(paths), started))
+                               repo.file_tokens(paths), started, repo.options.encoding))
 
 
 if __name__ == "__main__":

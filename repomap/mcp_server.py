@@ -137,7 +137,8 @@ def server(repo: RepoMap) -> MCPServer:
 def _reply(repo: RepoMap, answer: dict, paths, started: float) -> CallToolResult:
     """The answer once, as compact JSON text (what a client shows the model): as structured
     content too, it would reach the model twice for the price of one in `_meta.tokens`."""
-    text = with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), repo.file_tokens(paths), started)
+    text = with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), repo.file_tokens(paths), started,
+                     repo.options.encoding)
     return CallToolResult(content=[TextContent(type="text", text=text)])
 
 

@@ -5,6 +5,7 @@ import gc
 import io
 import os
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
@@ -138,3 +139,58 @@ def test_mcp_sends_progress_while_a_first_call_tags(shop, tmp_path):
     assert told[0] == (0, total) and told[seen - 1] == (total, total) and total >= 5
     assert [done for done, _ in told] == sorted(done for done, _ in told)
     assert len(told) == seen  # the second call tags nothing: no progress
+
+
+def test_a_map_fits_its_budget_in_the_encoding_chosen_and_maps_of_two_encodings_do_not_mix(shop, tmp_path):
+    from repomap.tokens import count_tokens
+
+    cache = ("--cache-dir", tmp_path / "cache")
+    cl100k = run("map", shop, "--tokens", "300", *cache)
+    o200k = run("map", shop, "--tokens", "300", "--encoding", "o200k_base", *cache)  # after cl100k's, same cache
+    assert o200k.returncode == 0, o200k.stderr
+    assert o200k.stdout == run("map", shop, "--tokens", "300", "--encoding", "o200k_base", "--no-cache").stdout
+    assert o200k.stdout != cl100k.stdout
+    used = count_tokens(o200k.stdout, "o200k_base")
+    assert used <= 300 and f" · {used}/300 o200k_base tokens · " in o200k.stderr
+    (shop / ".repomap.toml").write_text('encoding = "o200k_base"\ntokens = 300\n')
+    assert run("map", shop, *cache).stdout == o200k.stdout
+    assert RepoMap(shop, cache_dir=tmp_path / "api").build().text == o200k.stdout
+    (shop / ".repomap.toml").write_text('encoding = "p50k_base"\n')
+    refused = run("map", shop, *cache)
+    assert refused.returncode == 2 and "unknown encoding 'p50k_base'" in refused.stderr
+
+
+def test_o200k_base_is_tiktokens_own_encoding_over_the_table_bpe_openai_ships(monkeypatch):
+    """The pattern and special tokens are those tiktoken's constructor of o200k_base gives (its
+    table handed to it here: tiktoken would download it), the table is the one it names by
+    hash, counts agree with bpe-openai's own encoder, and a count is the sum of its parts'
+    (tokens.O200K_PARTS), whatever the white space and slashes."""
+    import random
+
+    import bpe_openai
+    import tiktoken
+    import tiktoken_ext.openai_public as public
+
+    from repomap import tokens
+
+    ours = tokens._encoding("o200k_base")
+
+    def table(url, expected_hash):
+        assert expected_hash == tokens.ENCODINGS["o200k_base"].sha256
+        return ours._mergeable_ranks
+
+    monkeypatch.setattr(public, "load_tiktoken_bpe", table)
+    reference = tiktoken.Encoding(**public.o200k_base())
+    assert (ours._pat_str, ours._special_tokens) == (reference._pat_str, reference._special_tokens)
+    rust = bpe_openai.get_encoding("o200k_base")
+    count = lambda text: len(reference.encode(text, disallowed_special=()))  # noqa: E731
+    pick = random.Random(7).choice
+    alphabet = ["a", "é", "B", "1", " ", "  ", "\t", "\n", "\r", "\x0b", "\x1c", "\x85", "\u00a0", "\u2028",
+                "\u3000", ":", "()", "'s", "#", "/", "//", "}", "<|endoftext|>"]
+    texts = ["a:\n\n  b\n", "};\n/x", ");\n//x", "};\n// c\n/* d */\n", "):\r\n\r\nfoo", "1\n23\n456789\n"]
+    texts += ["".join(pick(alphabet) for _ in range(40)) for _ in range(3000)]
+    texts += [path.read_text(encoding="utf-8") for path in sorted(Path(tokens.__file__).parent.glob("*.py"))]
+    for text in texts:
+        parts = tokens.O200K_PARTS.split(text)
+        assert "".join(parts) == text and sum(map(count, parts)) == count(text), repr(text)
+        assert tokens.count_tokens(text, "o200k_base") == count(text) == len(rust.encode_ordinary(text)), repr(text)
