@@ -57,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.run is not _run_mcp:
         gc.disable()
     args.opened = []  # the RepoMaps the command makes (`_repo`)
-    args.summary = None  # what the command worked on (status.Summary), set as it ends well
+    args.summary = None  # what the command worked on (status.Summary), said where it succeeds
     try:
         code = _guarded(lambda: args.run(args))
-        if args.summary is not None and not args.quiet:
+        if code == 0 and args.summary is not None and not args.quiet:
             print(args.summary.line(), file=sys.stderr)
         return code
     finally:

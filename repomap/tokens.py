@@ -5,7 +5,6 @@ o200k_base's in bpe-openai (the `o200k` extra). Each table is checked by its pub
 from __future__ import annotations
 
 import binascii
-import gzip
 import hashlib
 import importlib.util
 import re
@@ -47,7 +46,8 @@ O200K_PATTERN = "|".join([
 ])
 O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 # As PARTS, but not before a line that starts with "/": o200k_base's run of punctuation takes
-# the line breaks and slashes after it, so "}\n/" is one piece.
+# the line breaks and slashes after it, so "}\n/" is one piece. Checked as PARTS was
+# (bench/RESULTS.md: tokens.ENCODINGS).
 O200K_PARTS = re.compile(r"(?<=\n)(?=[^\S\r\n]*\S)(?!/)")
 
 
@@ -86,6 +86,8 @@ def _encoding(name: str = DEFAULT):
     """The tokenizer, loaded on first use: a map whose lines' counts are remembered never
     needs it. The table is read here, not by tiktoken's loader: a2b_base64 over the split
     file is faster than its per-line b64decode (bench/RESULTS.md: tokens._encoding)."""
+    import gzip
+
     import tiktoken
 
     encoding = known(name)
