@@ -338,8 +338,8 @@ def _seconds(text: str) -> float:
 
 
 def _mapper(args: argparse.Namespace, settings: dict, fmt: str, exclude: list[str] = ()) -> RepoMap:
-    return _repo(args, settings, tokens=settings["tokens"], encoding=settings["encoding"], fmt=fmt, template=getattr(args, "template", None),
-                 include=settings["include"], exclude=[*settings["exclude"], *exclude],
+    return _repo(args, settings, tokens=settings["tokens"], encoding=settings["encoding"], fmt=fmt,
+                 template=getattr(args, "template", None), include=settings["include"], exclude=[*settings["exclude"], *exclude],
                  hide_secondary=settings["hide_secondary"])
 
 

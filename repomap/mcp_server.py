@@ -64,7 +64,8 @@ class _Progress:
 
     def __call__(self, done: int, total: int) -> None:
         context = getattr(self.calls, "context", None)
-        if context is not None and (done == total or done * PROGRESS_STEPS // total > (done - 1) * PROGRESS_STEPS // total):
+        step = done * PROGRESS_STEPS // total
+        if context is not None and (done == total or step > (done - 1) * PROGRESS_STEPS // total):
             anyio.from_thread.run(context.report_progress, done, total)
 
     @contextmanager
