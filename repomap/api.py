@@ -23,7 +23,7 @@ from .answers import Answers, MapResult, answer_key
 from .artifacts import ArtifactCache, Artifacts
 from .errors import Changed, RepoMapError
 from .fileset import FileSet
-from .index import Indexer
+from .index import Indexer, Progress
 from .maps import Mapper, MapRequest
 from .retrieve import Retriever, Snippet
 from .scan import Scan, Scanner, Sources
@@ -85,16 +85,18 @@ class RepoMap:
     `scanner`, `artifacts` (with its `cache`), `answers`, `mapper`, `ranker`, `retriever`.
     """
 
-    def __init__(self, root: str | os.PathLike, *, tokens: int | None = None, fmt: str | None = None,
+    def __init__(self, root: str | os.PathLike, *, tokens: int | None = None, encoding: str | None = None,
+                 fmt: str | None = None,
                  template: str | os.PathLike | None = None, include: Iterable[str] | None = None,
                  exclude: Iterable[str] | None = None, hide_secondary: bool | None = None,
                  max_file_size: int | None = None, parse_timeout: float | None = None,
                  cache_dir: str | os.PathLike | None = None, use_cache: bool = True, ignore: bool = True,
-                 settings: bool = True):
+                 settings: bool = True, progress: Progress | None = None):
         """Arguments left out (None) come from the repository's settings file (.repomap.toml
-        or [tool.repomap]) unless `settings` is false, else from config.DEFAULTS."""
+        or [tool.repomap]) unless `settings` is false, else from config.DEFAULTS. `progress`
+        is called with (files done, of how many) as files are tagged (index.Progress)."""
         self.root = _root(root)
-        given = {"tokens": tokens, "format": fmt, "include": include, "exclude": exclude,
+        given = {"tokens": tokens, "encoding": encoding, "format": fmt, "include": include, "exclude": exclude,
                  "hide_secondary": hide_secondary, "max_file_size": max_file_size, "parse_timeout": parse_timeout}
         self.options = config.options(self.root, given, settings, Path(template) if template else None, ignore)
         if self.options.template is not None:
@@ -102,7 +104,7 @@ class RepoMap:
 
             render.check_template(self.options.fmt, self.options.template)
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
-        self.indexer = Indexer(self.root, folder, self.options.max_file_size, self.options.parse_timeout)
+        self.indexer = Indexer(self.root, folder, self.options.max_file_size, self.options.parse_timeout, progress)
         self.files = FileSet(self.root, self.options, self.indexer)
         self.scanner = Scanner(self.root, self.indexer)
         self.artifacts = Artifacts(self.root, ArtifactCache(self.indexer.store))
@@ -165,7 +167,8 @@ class RepoMap:
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""
         sources = Sources(self.root)
-        return sum(count_tokens(sources[p].decode("utf-8", errors="replace")) for p in sorted(set(paths)))
+        return sum(count_tokens(sources[p].decode("utf-8", errors="replace"), self.options.encoding)
+                   for p in sorted(set(paths)))
 
     @_one_at_a_time
     def search(self, query: str, limit: int = 5, kind: str | None = None, path: str | None = None) -> list[Hit]:

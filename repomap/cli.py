@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, config, tags
+from . import __version__, config, status, tags
 from .aider_drop_in import run_aider
 from .api import RepoMap
 from .config import ANSWER_FORMATS, DEFAULTS, FORMATS, GRAPH_FORMATS
@@ -21,7 +21,7 @@ from .errors import NotFound, RepoMapError, json_text, visible
 from .index import untagged_note
 from .mapfile import MapFile
 from .retrieve import Snippet, content, holders
-from .tokens import with_meta
+from .tokens import ENCODINGS, with_meta
 
 # difflib, traceback and render are imported by the commands that use them: a warm
 # map, the usual call, needs none of them (bench/RESULTS.md: cli imports).
@@ -59,8 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.run is not _run_mcp:
         gc.disable()
     args.opened = []  # the RepoMaps the command makes (`_repo`)
+    args.summary = None  # what the command worked on (status.Summary), said where it succeeds
     try:
-        return _guarded(lambda: args.run(args))
+        code = _guarded(lambda: args.run(args))
+        if code == 0 and args.summary is not None and not args.quiet:
+            print(args.summary.line(), file=sys.stderr)
+        return code
     finally:
         for repo in args.opened:
             repo.close()
@@ -258,6 +262,8 @@ def _path_argument(sub: argparse.ArgumentParser, where: str = "") -> None:
     sub.add_argument("root_path", nargs="?", metavar="PATH",
                      help=f"repository root{' (' + where + ')' if where else ''}; default: the current directory")
     sub.add_argument("--root", help="the repository root, as PATH")
+    sub.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress, summary or `wrote FILE` line on stderr (warnings and errors still)")
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
@@ -270,7 +276,9 @@ def _common(sub: argparse.ArgumentParser) -> None:
 def _selection_options(sub: argparse.ArgumentParser, budget: bool = True) -> None:
     """Budget (of what has one) and file selection; unset flags fall back to the repository's settings."""
     if budget:
-        sub.add_argument("--tokens", type=_positive, help="token budget, counted with cl100k_base (default 1024)")
+        sub.add_argument("--tokens", type=_positive, help="token budget, counted in --encoding (default 1024)")
+        sub.add_argument("--encoding", choices=ENCODINGS,
+                         help="the tokenizer the budget counts in (default cl100k_base; o200k_base needs the o200k extra)")
     sub.add_argument("--include", action="append", metavar="GLOB", help="only files matching (repeatable)")
     sub.add_argument("--exclude", action="append", metavar="GLOB", help="leave out files matching (repeatable)")
     sub.add_argument("--hide-secondary", action="store_const", const=True,
@@ -296,7 +304,7 @@ def _root(args: argparse.Namespace) -> str:
 def _around() -> str | None:
     """The repository the working folder is in, as git, Aider and ruff find it: the nearest
     folder upward that is a git work tree's root, else one holding .repomap.toml; None where
-    that is the working folder (or there is none). Said on stderr where it is another."""
+    that is the working folder (or there is none). The summary line says which root was used."""
     try:
         here = Path.cwd()
     except OSError:  # a working folder removed meanwhile: the command says what it cannot open
@@ -304,10 +312,7 @@ def _around() -> str | None:
     folders = [here, *here.parents]
     found = next((f for f in folders if (f / ".git").exists()), None) or \
         next((f for f in folders if (f / ".repomap.toml").is_file()), None)
-    if found is None or found == here:
-        return None
-    print(f"repomap: the repository around {here}: {found}", file=sys.stderr)
-    return str(found)
+    return None if found is None or found == here else str(found)
 
 
 def _settings(args: argparse.Namespace) -> dict:
@@ -329,8 +334,10 @@ def _cache_options(sub: argparse.ArgumentParser) -> None:
 
 def _repo(args: argparse.Namespace, settings: dict | None = None, **options) -> RepoMap:
     settings = settings or _settings(args)
+    progress = status.ProgressLine(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
     repo = RepoMap(_root(args), cache_dir=args.cache_dir, use_cache=not args.no_cache, ignore=not args.no_ignore,
-                   max_file_size=settings["max_file_size"], parse_timeout=settings["parse_timeout"], **options)
+                   max_file_size=settings["max_file_size"], parse_timeout=settings["parse_timeout"],
+                   progress=progress, **options)
     args.opened.append(repo)  # closed by `main`, not left to the collector, which it keeps from the exit
     return repo
 
@@ -356,8 +363,8 @@ def _seconds(text: str) -> float:
 
 
 def _mapper(args: argparse.Namespace, settings: dict, fmt: str, exclude: list[str] = ()) -> RepoMap:
-    return _repo(args, settings, tokens=settings["tokens"], fmt=fmt, template=getattr(args, "template", None),
-                 include=settings["include"], exclude=[*settings["exclude"], *exclude],
+    return _repo(args, settings, tokens=settings["tokens"], encoding=settings["encoding"], fmt=fmt,
+                 template=getattr(args, "template", None), include=settings["include"], exclude=[*settings["exclude"], *exclude],
                  hide_secondary=settings["hide_secondary"])
 
 
@@ -370,8 +377,8 @@ def _run_map(args: argparse.Namespace) -> int:
                         mention_idents=args.mention_ident, query=query, reuse=True)
     sys.stdout.write(result.text)
     sys.stdout.flush()
-    _print_notes(result.notes)
     _print_ignored(result)
+    _summarize(args, repo, result.ranked_files, result.notes, result.ignored, (result.tokens, settings["tokens"]))
     return 0 if result.shown_files else _said_empty(result, repo.options.tokens, focused)
 
 
@@ -391,7 +398,7 @@ def _said_empty(result, budget: int, focused: set[str]) -> int:
 
 def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
     """The committed map file, what it says ("" if it is not a regular file) and what it
-    should say now (the file itself left out)."""
+    should say now (the file itself left out); the summary told of the map made."""
     settings = _settings(args)
     output = settings["output"]
     target = MapFile(Path(_root(args)).resolve(), output)
@@ -399,13 +406,14 @@ def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
     current = target.text()
     from .render import markdown_files
     result = repo.build(reuse=True, previous_order=markdown_files(current))
-    _print_notes(result.notes)
+    _summarize(args, repo, result.ranked_files, result.notes, result.ignored, (result.tokens, settings["tokens"]))
     return target, current, HEADER.format(flags=_flags(args)) + result.text
 
 
 def _flags(args: argparse.Namespace) -> str:
     """The flags given on the command line, to repeat in the header's refresh command."""
-    parts = [f" --tokens {args.tokens}" if args.tokens else "", f" --output {args.output}" if args.output else "",
+    parts = [f" --tokens {args.tokens}" if args.tokens else "", f" --encoding {args.encoding}" if args.encoding else "",
+             f" --output {args.output}" if args.output else "",
              " --hide-secondary" if args.hide_secondary else "",
              *(f" --include '{g}'" for g in args.include or ()), *(f" --exclude '{g}'" for g in args.exclude or ())]
     return "".join(parts)
@@ -420,7 +428,8 @@ def _run_write(args: argparse.Namespace) -> int:
         raise RepoMapError(f"--output: {target.name} exists and was not written by repomap; "
                            "remove it or choose another output")
     target.replace(text)
-    print(f"wrote {target.name} ({len(text.splitlines())} lines)", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {target.name} ({len(text.splitlines())} lines)", file=sys.stderr)
     return 0
 
 
@@ -455,7 +464,8 @@ def _recorded(args: argparse.Namespace) -> argparse.Namespace:
     except (ValueError, SystemExit):  # a header edited by hand: checked as the command line says
         return args
     return argparse.Namespace(**{**vars(args), **{key: getattr(recorded, key) for key in
-                                                   ("tokens", "output", "hide_secondary", "include", "exclude")}})
+                                                   ("tokens", "encoding", "output", "hide_secondary", "include",
+                                                    "exclude")}})
 
 
 _REFRESH = re.compile(re.escape(HEADER_START) + r"[^`]*`repomap write(?P<flags>[^`]*)`")
@@ -470,10 +480,18 @@ def _print_ignored(result) -> None:
               + (" and more" if len(rules) > 3 else "") + "; --no-ignore maps them anyway", file=sys.stderr)
 
 
-def _print_notes(notes: dict[str, int]) -> None:
-    if notes:
-        counts = ", ".join(f"{n} {reason}" for reason, n in sorted(notes.items()))
-        print(f"repomap: files: {counts}", file=sys.stderr)
+def _summarize(args: argparse.Namespace, repo: RepoMap, files, notes: dict[str, int] | None = None,
+               ignored: dict[str, int] | None = None, tokens: tuple[int, int] | None = None) -> None:
+    """Set the command's summary line (printed by `main` as it ends): the files it worked on,
+    why some were skipped (the last scan's notes where none are given), the tokens of a
+    budgeted answer and the root used."""
+    covered = repo.scanner.covered
+    if notes is None:
+        notes = covered.notes if covered is not None else {}
+    root = repo.root
+    found_by = "git" if (root / ".git").exists() else ".repomap.toml" if (root / ".repomap.toml").is_file() else ""
+    args.summary = status.Summary(str(root), found_by, list(files), dict(notes), dict(ignored or {}), tokens,
+                                  repo.options.encoding)
 
 
 def _run_index(args: argparse.Namespace) -> int:
@@ -493,7 +511,7 @@ def _run_index(args: argparse.Namespace) -> int:
               if (n := scan.notes.get(untagged_note(language)))}
     if broken:
         print("no working query for: " + ", ".join(f"{name} ({n} files untagged)" for name, n in broken.items()))
-    _print_notes(scan.notes)
+    _summarize(args, repo, scan.infos, scan.notes)
     return 0
 
 
@@ -518,6 +536,8 @@ def _run_retrieve(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     for exc in missing:
         exc.show()
+    covered = repo.scanner.covered  # a bare name's lookup scans; an ID reads its file alone
+    _summarize(args, repo, covered.files if covered is not None else sorted({s.tag.path for s in found}))
     return NotFound.exit_code if missing else 0
 
 
@@ -554,6 +574,7 @@ def _run_search(args: argparse.Namespace) -> int:
         print("repomap: no definition matches the query" + (" of that --kind or --path" if args.kind or args.path
                                                             else ""), file=sys.stderr)
         return 1
+    _summarize(args, repo, repo.scanner.covered.files)
     return 0
 
 
@@ -565,14 +586,18 @@ def _run_graph(args: argparse.Namespace) -> int:
     text = repo.export(args.format, top=args.top, query=query, focus=args.focus)
     if args.output is None:
         sys.stdout.write(text)
-        return 0
-    target = Path(_root(args)) / args.output  # as write's: an absolute path stays as it is
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise RepoMapError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"wrote {args.output} ({args.format})", file=sys.stderr)
+    else:
+        target = Path(_root(args)) / args.output  # as write's: an absolute path stays as it is
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise RepoMapError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        if not args.quiet:
+            print(f"wrote {args.output} ({args.format})", file=sys.stderr)
+    if repo.scanner.covered is None:  # an export answered from the index: the files as they are
+        repo.scan(count_terms=False)
+    _summarize(args, repo, repo.scanner.covered.files)
     return 0
 
 
@@ -588,6 +613,7 @@ def _run_refs(args: argparse.Namespace) -> int:
         _print_json({"definition": definition.id, "references": refs}, repo, {ref.path for ref, _ in found}, started)
     else:
         sys.stdout.write(text)
+    _summarize(args, repo, repo.scanner.covered.files)
     return 0
 
 
@@ -617,7 +643,7 @@ def _mcp_config(client: str, root: Path) -> str:
 def _print_json(payload: dict, repo: RepoMap, paths: set[str], started: float) -> None:
     """The answer as JSON, with `_meta.tokens` the exact count of all that is printed."""
     sys.stdout.write(with_meta(payload, lambda answer: json_text(answer, indent=1) + "\n",
-                               repo.file_tokens(paths), started))
+                               repo.file_tokens(paths), started, repo.options.encoding))
 
 
 if __name__ == "__main__":

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, RepoMapError
+from .tokens import ENCODINGS
 
 # Every setting's default, for every front end (CLI, API, MCP server, llm loader).
 DEFAULTS = {
     "tokens": 1024,  # the map's budget: a prompt preamble that leaves most of a context for the task
+    "encoding": "cl100k_base",  # what the budget and every token figure count in (tokens.ENCODINGS)
     "format": "text",
     "include": [],
     "exclude": [],
@@ -38,6 +40,7 @@ class Options:
     """What a RepoMap maps and how: its arguments, else the repository's settings, else DEFAULTS."""
 
     tokens: int
+    encoding: str  # of tokens.ENCODINGS
     fmt: str
     template: Path | None
     include: tuple[str, ...]
@@ -61,7 +64,9 @@ def options(root: Path, given: dict, settings: bool, template: Path | None, igno
         raise RepoMapError(f"no such template file: {template}")
     if chosen["format"] not in FORMATS:
         raise RepoMapError(f"unknown format {chosen['format']!r} (choose from {', '.join(FORMATS)})")
-    return Options(chosen["tokens"], chosen["format"], template, _patterns(chosen["include"]),
+    if chosen["encoding"] not in ENCODINGS:
+        raise RepoMapError(f"unknown encoding {chosen['encoding']!r} (choose from {', '.join(ENCODINGS)})")
+    return Options(chosen["tokens"], chosen["encoding"], chosen["format"], template, _patterns(chosen["include"]),
                    _patterns(chosen["exclude"]), chosen["hide_secondary"], chosen["max_file_size"],
                    chosen["parse_timeout"], ignore)
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import gc
 import marshal
 import os
-import sys
-import time
 from array import array
 from functools import partial
 from itertools import starmap
@@ -38,6 +36,8 @@ LARGE_SAVE = 1 << 20
 # files (Indexer.pretagging), one after another; more are shared out among workers. An
 # agent's edit changes one to a few, and a few files tag sooner than workers start. By hand.
 PRETAGGED = 8
+# What an indexer tells as it tags: (files done, of how many), from (0, n) to (n, n).
+Progress = Callable[[int, int], None]
 # Reference kinds by what they say about the name: [uses (imports, types,
 # inheritance), plain calls, calls on a receiver].
 _BUCKET = {"call": 1, "member": 2}
@@ -112,8 +112,9 @@ class Indexer:
     """The tags of one repository, refreshed on every call; unchanged files cost a stat."""
 
     def __init__(self, root: Path, cache_dir: Path | None, max_file_size: int = DEFAULTS["max_file_size"],
-                 parse_timeout: float = DEFAULTS["parse_timeout"]):
+                 parse_timeout: float = DEFAULTS["parse_timeout"], progress: Progress | None = None):
         self.root = root
+        self.progress = progress  # told (files done, of how many) as files are tagged: `_update`
         self.max_file_size = max_file_size
         self.parse_timeout = parse_timeout
         self.store = cache.Store(root, cache_dir)
@@ -337,7 +338,8 @@ class Indexer:
         if not stamps:
             return
         jobs = [self._job(rel, count_terms) for rel in stamps]
-        progress = _Progress(len(jobs))
+        total, done = len(jobs), 0
+        self._tell(0, total)
         rows, held = [], 0
         while jobs:
             retry = []
@@ -354,7 +356,8 @@ class Indexer:
                 if known is None:  # the stored payload was unreadable after all: tag it again
                     retry.append(self._job(rel, count_terms, stored=False))
                     continue
-                progress.step(1)
+                done += 1
+                self._tell(done, total)
                 known.timed_out = timed_out
                 if self.store.db is None:
                     known.terms = terms
@@ -369,8 +372,11 @@ class Indexer:
                     self._save(rows, held)
                     rows, held = [], 0
             jobs, meanwhile = retry, None
-        progress.close()
         self._save(rows, held)
+
+    def _tell(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(done, total)
 
     def _save(self, rows: list[cache.Row], size: int) -> None:
         """Store tagged files (`size` bytes of payloads and terms). Once a large batch is
@@ -558,21 +564,3 @@ def _terms(job: TermsJob, packed: bytes) -> bytes:
     data, _ = discover.read_source(Path(job.path), job.max_file_size)
     return file_terms(job.rel, list(starmap(Tag, marshal.loads(packed))), data or b"")
 
-
-class _Progress:
-    """A progress line on stderr, only on a terminal and only once a run takes over a second."""
-
-    def __init__(self, total: int):
-        self.total, self.done, self.started = total, 0, time.monotonic()
-        self.shown = False
-        self.enabled = total > 0 and sys.stderr.isatty()
-
-    def step(self, n: int) -> None:
-        self.done += n
-        if self.enabled and time.monotonic() - self.started > 1.0:
-            self.shown = True
-            print(f"\rrepomap: tagging {self.done}/{self.total} files", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.shown:
-            print(file=sys.stderr)

@@ -102,7 +102,7 @@ class Mapper:
         """What a kept map is kept for: the request, and what else decides the map."""
         options = self.options
         return [request.focus, request.mention_files, request.mention_idents, request.query, request.budget,
-                options.fmt, options.template.read_text(encoding="utf-8") if options.template else None,
+                options.encoding, options.fmt, options.template.read_text(encoding="utf-8") if options.template else None,
                 options.max_file_size, options.parse_timeout,  # the limits decide what is skipped
                 options.ignore, request.previous_order, mirrors.metadata_digest(self.root)]
 
@@ -142,7 +142,7 @@ class Mapper:
             except (ValueError, EOFError, TypeError):
                 known = {}
             valid = isinstance(known, dict) and all(type(k) is bytes and type(v) is int for k, v in known.items())
-            self._line_counts = tokens.LineCounts(known if valid else {})
+            self._line_counts = tokens.LineCounts(known if valid else {}, self.options.encoding)
         return self._line_counts
 
     def _preload_meanwhile(self) -> None:

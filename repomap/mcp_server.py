@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
+from contextlib import contextmanager
 from typing import Callable
 
-from mcp.server.mcpserver import MCPServer
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
@@ -29,6 +32,7 @@ from .tokens import count_tokens, with_meta
 READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
 MAX_TOKENS = 16_000
 MAX_IDS = 20
+PROGRESS_STEPS = 100  # progress notifications a call sends at most: one per hundredth of its files tagged
 
 
 class _Server(MCPServer):
@@ -38,6 +42,10 @@ class _Server(MCPServer):
     not take is an error naming it (the SDK drops it silently, and an agent that misspelt
     `tokens` gets a map it did not ask for)."""
 
+    def __init__(self, *args, encoding: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.encoding = encoding  # what an error's _meta.tokens counts in, as the answers' do
+
     async def call_tool(self, name, arguments, context=None):
         started = time.perf_counter()
         try:
@@ -45,11 +53,11 @@ class _Server(MCPServer):
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:  # a bug of repomap's: the details go to the log alone
             logging.getLogger(__name__).error("%s failed", name, exc_info=exc.__cause__)
-            return _error(f"{name} failed inside repomap (the server's log says why)", started)
+            return _error(f"{name} failed inside repomap (the server's log says why)", started, self.encoding)
         except ToolError as exc:  # the SDK's wrapper, around what was wrong (its cause) if it has one
             cause = exc.__cause__
             said = _invalid(cause) if isinstance(cause, ValidationError) else str(cause or exc)
-            return _error(said, started)
+            return _error(said, started, self.encoding)
 
     def _check(self, name: str, arguments: dict) -> None:
         tool = self._tool_manager.get_tool(name)
@@ -77,14 +85,39 @@ def _in_repository(repo: RepoMap, path: str) -> bool:
         return False
 
 
+class _Progress:
+    """The index's progress (files tagged, of how many), sent to the client of the tool call
+    running in this thread, where it asked for progress: each call runs in a thread of its
+    own, and calls on the RepoMap take turns."""
+
+    def __init__(self):
+        self.calls = threading.local()
+
+    def __call__(self, done: int, total: int) -> None:
+        context = getattr(self.calls, "context", None)
+        step = done * PROGRESS_STEPS // total
+        if context is not None and (done == total or step > (done - 1) * PROGRESS_STEPS // total):
+            anyio.from_thread.run(context.report_progress, done, total)
+
+    @contextmanager
+    def to(self, context: Context):
+        self.calls.context = context
+        try:
+            yield
+        finally:
+            self.calls.context = None
+
+
 def server(repo: RepoMap) -> MCPServer:
+    progress = repo.indexer.progress = _Progress()
     app = _Server("repomap", instructions="Map, search and read this repository's code for few tokens.",
-                  version=__version__)
+                  version=__version__, encoding=repo.options.encoding)
 
     @app.tool(annotations=READ_ONLY, description=(
         "Ranked map of the repository: the most relevant signatures, bodies elided, within a token budget. "
         "Steer it with the task text and the files you already have."))
-    def repo_map(query: str = "", focus: list[str] | None = None, tokens: int | None = None) -> CallToolResult:
+    def repo_map(context: Context, query: str = "", focus: list[str] | None = None,
+                 tokens: int | None = None) -> CallToolResult:
         started = time.perf_counter()
         tokens = repo.options.tokens if tokens is None else tokens  # the repository's setting, else 1,024
         if not 1 <= tokens <= MAX_TOKENS:
@@ -96,15 +129,17 @@ def server(repo: RepoMap) -> MCPServer:
         def build(budget: int) -> MapResult:
             return _answer(lambda: repo.build(query=query[:10_000], focus=focus or [], tokens=budget))
 
-        return _map_reply(repo, build, tokens, started)
+        with progress.to(context):
+            return _map_reply(repo, build, tokens, started)
 
     @app.tool(annotations=READ_ONLY, description=(
         "Find definitions by words or a question; returns IDs, kinds, signatures and locations, no bodies."))
-    def search(query: str, limit: int = 5) -> CallToolResult:
+    def search(context: Context, query: str, limit: int = 5) -> CallToolResult:
         started = time.perf_counter()
         if not 1 <= limit <= 50:
             raise ToolError("limit: must be between 1 and 50")
-        hits = _answer(lambda: repo.search(query[:10_000], limit=limit))
+        with progress.to(context):
+            hits = _answer(lambda: repo.search(query[:10_000], limit=limit))
         results = [{"id": h.tag.id, "signature": h.signature.splitlines()[0] if h.signature else "",
                     "lines": f"{h.tag.line}-{h.tag.end_line}", "score": h.score} for h in hits]
         return _reply(repo, {"results": results}, {h.tag.path for h in hits}, started)
@@ -135,7 +170,7 @@ def server(repo: RepoMap) -> MCPServer:
 
 
 def _reply(repo: RepoMap, answer: dict, paths, started: float) -> CallToolResult:
-    return _sent(_json(answer, repo.file_tokens(paths), started))
+    return _sent(_json(answer, repo.file_tokens(paths), started, repo.options.encoding))
 
 
 def _map_reply(repo: RepoMap, build: Callable[[int], MapResult], tokens: int, started: float) -> CallToolResult:
@@ -144,28 +179,28 @@ def _map_reply(repo: RepoMap, build: Callable[[int], MapResult], tokens: int, st
     JSON string, the more the longer the map. So the map is fitted again, to its budget scaled
     by what it cost in the answer against what it was fitted to, until the answer fits. A
     refitted map shows mostly the files shown before, each of which is counted once."""
-    budget, counted = tokens, {}
+    budget, counted, encoding = tokens, {}, repo.options.encoding
     while True:
         result = build(budget)
         for path in set(result.shown_files) - set(counted):
             counted[path] = repo.file_tokens([path])
         file_tokens = sum(counted[path] for path in set(result.shown_files))
-        text = _json({"map": result.text}, file_tokens, started)
-        sent = count_tokens(text)
+        text = _json({"map": result.text}, file_tokens, started, encoding)
+        sent = count_tokens(text, encoding)
         if sent <= tokens:
             return _sent(text)
-        around = count_tokens(_json({"map": ""}, file_tokens, started))
+        around = count_tokens(_json({"map": ""}, file_tokens, started, encoding), encoding)
         budget = min(budget - 1, budget * (tokens - around) // max(1, sent - around))
         if budget < 1:
             raise ToolError(f"tokens: too few for an answer (its JSON alone costs {around})")
 
 
-def _error(message: str, started: float) -> CallToolResult:
-    return _sent(_json({"error": message}, 0, started), is_error=True)
+def _error(message: str, started: float, encoding: str) -> CallToolResult:
+    return _sent(_json({"error": message}, 0, started, encoding), is_error=True)
 
 
-def _json(answer: dict, file_tokens: int, started: float) -> str:
-    return with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), file_tokens, started)
+def _json(answer: dict, file_tokens: int, started: float, encoding: str) -> str:
+    return with_meta(answer, lambda a: json.dumps(a, ensure_ascii=False), file_tokens, started, encoding)
 
 
 def _sent(text: str, is_error: bool = False) -> CallToolResult:

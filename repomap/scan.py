@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Collection, Mapping, NamedTuple
 
 from . import cache, discover, mirrors, notebooks, paths
 from .errors import Changed
@@ -80,6 +80,14 @@ class _Digests(NamedTuple):
     pairs: mirrors.Pairs
 
 
+class Covered(NamedTuple):
+    """What the last scan took in, for a front end's summary: a Scan alone would keep the
+    sources it read alive till the next."""
+
+    files: Collection[str]  # the files tagged
+    notes: dict[str, int]  # files skipped or worth a word, by reason
+
+
 class Scanner:
     """Scans made of stamps: the index tags the files changed since (Indexer.refresh)."""
 
@@ -87,6 +95,7 @@ class Scanner:
         self.root = root
         self.indexer = indexer
         self._last: _Digests | None = None
+        self.covered: Covered | None = None  # of the last scan
 
     def scan(self, stamps: Stamps, tally: discover.Tally, meanwhile: Callable[[], None] | None = None,
              count_terms: bool = True, tagged: dict[tuple, object] | None = None) -> Scan:
@@ -99,5 +108,6 @@ class Scanner:
         last = self._last
         evidence = last.pairs.evidence(self.root, self.indexer.digest)
         links = cache.content_hash(f"{last.links}\0{evidence}".encode()) if evidence else last.links
+        self.covered = Covered(infos.keys(), tally.counts)
         return Scan(infos, Sources(self.root, self.indexer.digest), tally.counts, last.state, links, last.views,
                     evidence)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, git, git_init, run
+from conftest import git, git_init, run
 from repomap import RepoMap
 from repomap.aider_drop_in import AiderRepoMap
 

@@ -5,7 +5,6 @@ Budgets are small for CI; set REPOMAP_FUZZ_EXAMPLES=2000 for a longer local run.
 """
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -3,7 +3,6 @@ leave the root; the MCP server survives malformed protocol."""
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 

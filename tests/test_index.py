@@ -240,7 +240,7 @@ def test_a_damaged_row_read_after_the_scan_is_tagged_again(tree, tmp_path):
     with sqlite3.connect(next(cache_dir.glob("*.sqlite"))) as db:
         db.execute("UPDATE files SET payload = ?", (b"not a payload",))
         db.execute("DELETE FROM blobs")  # no stored graph or map: every file's tags are read
-    result = run("map", tree, "--cache-dir", cache_dir)
+    result = run("map", tree, "--cache-dir", cache_dir, "--quiet")
     assert result.returncode == 0 and result.stdout == expected
     assert result.stderr == "repomap: warning: damaged rows in the cache were dropped and are made again\n"
 
@@ -392,7 +392,7 @@ def test_a_damaged_stored_graph_is_built_again(shop, tmp_path):
         stored, = cache.glob(f"*.{kind}")
         damage_column(stored, column)
         asked = ("--tokens", 300 + tokens)  # a request not answered before: no stored map
-        result = run("map", shop, "--cache-dir", cache, *asked)
+        result = run("map", shop, "--cache-dir", cache, *asked, "--quiet")
         assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache", *asked).stdout,
                                                                      f"repomap: warning: the {kind} {DAMAGED}")
 
@@ -407,7 +407,7 @@ def test_damaged_stored_graph_inputs_are_gathered_again(shop, tmp_path):
         stored, = cache.glob("*.inputs")
         damage_column(stored, column)
         source.write_text(source.read_text().replace("        return item", "        self.add(item)\n        return item"))
-        result = run("map", shop, "--cache-dir", cache)
+        result = run("map", shop, "--cache-dir", cache, "--quiet")
         assert (result.returncode, result.stdout, result.stderr) == (0, run("map", shop, "--no-cache").stdout,
                                                                      f"repomap: warning: the inputs {DAMAGED}")
 

@@ -266,7 +266,8 @@ def test_a_definition_repeated_byte_for_byte_is_shown_once(tmp_path):
 @pytest.mark.parametrize("marker", ["git", "settings"])
 def test_a_map_from_a_subfolder_is_the_repository_around_it(shop, marker):
     """From inside a repository, `repomap map` maps the git work tree's root (else the folder
-    of .repomap.toml), says so on stderr, and equals the map of that root; a PATH still wins."""
+    of .repomap.toml), says so in the summary on stderr, and equals the map of that root; a
+    PATH still wins."""
     if marker == "git":
         git_init(shop)
     else:
@@ -275,5 +276,6 @@ def test_a_map_from_a_subfolder_is_the_repository_around_it(shop, marker):
     whole = run("map", shop)
     found = run("map", cwd=inside)
     assert found.returncode == 0, found.stderr
-    assert found.stdout == whole.stdout and f"the repository around {inside}: {shop}" in found.stderr
+    said = "git" if marker == "git" else ".repomap.toml"
+    assert found.stdout == whole.stdout and found.stderr.splitlines()[-1].endswith(f" · root {shop} ({said})")
     assert run("map", ".", cwd=inside).stdout != whole.stdout  # the folder named, not the repository

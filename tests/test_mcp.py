@@ -7,7 +7,6 @@ from importlib.metadata import version
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from conftest import FIXTURES, run

@@ -228,7 +228,7 @@ def test_damaged_stored_postings_are_built_again(tmp_path):
         stored.write_bytes(damaged)
         if damaged == whole:
             damage_column(stored, "doc")  # rows of no definition
-        result = run("search", QUERIES[0], root, "--limit", "12", "--cache-dir", cache)
+        result = run("search", QUERIES[0], root, "--limit", "12", "--cache-dir", cache, "--quiet")
         assert (result.returncode, result.stdout, result.stderr) == \
             (0, fresh[0], "repomap: warning: the postings stored in the cache were damaged; they are made again\n")
 

@@ -64,7 +64,7 @@ def test_a_damaged_file_of_stored_arrays_is_made_again_with_one_warning(shop, tm
         stored, = cache_dir.glob(f"*.{kind}")
         damage(stored, column)
         asked = request(shop, n)
-        result = run(*asked, "--cache-dir", cache_dir)
+        result = run(*asked, "--cache-dir", cache_dir, "--quiet")
         fresh = run(*asked, "--no-cache")
         warning = f"repomap: warning: the {kind} stored in the cache were damaged; they are made again\n"
         assert (result.returncode, result.stdout, result.stderr) == (0, fresh.stdout, warning), how
@@ -87,7 +87,7 @@ def test_stored_arrays_of_the_wrong_shape_are_made_again_with_one_warning(shop, 
     cache_dir = tmp_path / "cache"
     assert run("map", shop, "--cache-dir", cache_dir).returncode == 0
     _stored_again(shop, cache_dir, kind, lambda arrays: arrays[column].fill(0))
-    result = run("map", shop, "--cache-dir", cache_dir, "--tokens", 333)
+    result = run("map", shop, "--cache-dir", cache_dir, "--tokens", 333, "--quiet")
     warning = f"repomap: warning: the {kind} stored in the cache were damaged; they are made again\n"
     assert (result.returncode, result.stdout, result.stderr) == \
         (0, run("map", shop, "--no-cache", "--tokens", 333).stdout, warning)
@@ -126,7 +126,7 @@ def test_stored_rows_of_the_wrong_shape_are_tagged_again_with_one_warning(shop, 
         db.execute("DELETE FROM blobs")  # no stored map
     for path in cache_dir.glob("*.sqlite.*"):
         path.unlink()  # no stored graph: every file's row is read
-    result = run("map", shop, "--cache-dir", cache_dir, "--tokens", 333)
+    result = run("map", shop, "--cache-dir", cache_dir, "--tokens", 333, "--quiet")
     assert (result.returncode, result.stdout, result.stderr) == \
         (0, expected, "repomap: warning: damaged rows in the cache were dropped and are made again\n")
 
@@ -150,7 +150,7 @@ def test_stored_search_terms_of_the_wrong_shape_are_counted_again_with_one_warni
     store.close()
     for path in cache_dir.glob("*.postings"):
         path.unlink()  # the postings are built again, from the stored terms
-    result = run(*asked, "--cache-dir", cache_dir)
+    result = run(*asked, "--cache-dir", cache_dir, "--quiet")
     assert (result.returncode, result.stdout, result.stderr) == \
         (0, expected, "repomap: warning: damaged rows in the cache were dropped and are made again\n")
 
