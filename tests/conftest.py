@@ -34,7 +34,7 @@ def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
     from repomap import cli, errors
 
     with _process_state(cwd, env), _captured(1) as out, _captured(2) as err:
-        errors._warned.clear()
+        errors.forget_warnings()
         sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")
         sys.stdout = _stream(1, sys.__stdout__, line_buffering=False)
         sys.stderr = _stream(2, sys.__stderr__, line_buffering=True)
@@ -121,7 +121,7 @@ def fresh_warnings():
     """Each test warns as a fresh process would: `errors.warn` prints a message once per process."""
     from repomap import errors
 
-    errors._warned.clear()
+    errors.forget_warnings()
 
 
 @pytest.fixture(scope="session")
