@@ -143,6 +143,7 @@ def test_unreadable_file_is_counted(tmp_path, monkeypatch):
 WIDE = 2**16 + 1000  # more files than a 16-bit number counts: no column of the graph may be that narrow
 
 
+@pytest.mark.long
 def test_a_tree_wider_than_a_16_bit_count(tmp_path):
     """Works on a very wide tree; time and memory per file are measured in bench/many_files.py."""
     for i in range(WIDE):

@@ -148,6 +148,7 @@ def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_
     assert {rel: info.defs for rel, info in scan.infos.items()} == {rel: info.defs for rel, info in uncached.infos.items()}
 
 
+@pytest.mark.long
 def test_a_map_ranked_after_a_ranked_one_is_the_map_made_without_a_cache(shop, tmp_path):
     """The CLI notes whether a map was ranked; the next one, stamped by a forked child
     meanwhile, is still the map of the files as they are."""
