@@ -68,7 +68,8 @@ def test_definitions_and_references_are_found(sample):
 def test_a_name_that_is_not_utf8_is_tagged_not_a_crash():
     """A Lisp symbol may hold any byte, and the query's text predicates read it as UTF-8."""
     for language, source in [("elisp", b"(\x80require 'x)\n(defun f () (g))\n"),
-                             ("clojure", b"(\x80defn a [] 1)\n(defn f [] (g))\n")]:
+                             ("clojure", b"(\x80defn a [] 1)\n(defn f [] (g))\n"),
+                             ("commonlisp", b"(\x80defun a () 1)\n(defun f () (g))\n")]:
         for _ in range(3):  # the parser does not always give the stray byte to a symbol at first
             result = tags.extract("a", source, language)
             assert [(t.role, t.name) for t in result.tags if t.name in "fg"] == [("def", "f"), ("ref", "g")]
