@@ -110,6 +110,13 @@ def warn(message: str) -> None:
         print(f"repomap: warning: {message}", file=sys.stderr)
 
 
+def forget_warnings() -> None:
+    """Warn again of what was warned of already, as a fresh process would: for a host that runs
+    one command after another in one process (the tests run the CLI so) and shows each the
+    warnings a command of its own would get."""
+    _warned.clear()
+
+
 @contextmanager
 def deferred_warnings() -> Iterator[list[str]]:
     """The warnings given inside, kept for the caller to pass on instead of printed: each

@@ -317,7 +317,9 @@ def _found(path: str, source: bytes, language: str, ranges: list[Range] | None =
     tree = parser.parse(source)
     try:
         matches = QueryCursor(query).matches(tree.root_node)
-    except UnicodeDecodeError:  # a text predicate met a name that is not UTF-8 (a Lisp symbol may be)
+    except (UnicodeDecodeError, SystemError) as exc:  # a text predicate met a name that is not UTF-8
+        if not _undecodable(exc):  # (a Lisp symbol may be), its error maybe wrapped in SystemErrors
+            raise
         source = _utf8_in_place(source)
         tree = parser.parse(source)
         matches = QueryCursor(query).matches(tree.root_node)
@@ -400,6 +402,16 @@ def _range(source: bytes, start: int, end: int) -> Range:
         return Point(source.count(b"\n", 0, at), at - source.rfind(b"\n", 0, at) - 1)
 
     return Range(point(start), point(end), start, end)
+
+
+def _undecodable(exc: BaseException | None) -> bool:
+    """Whether `exc` is, or was caused by, text that is not UTF-8: tree-sitter's binding gives
+    some predicates' decoding error as the SystemError it causes, once or more."""
+    while exc is not None:
+        if isinstance(exc, UnicodeDecodeError):
+            return True
+        exc = exc.__cause__
+    return False
 
 
 def _utf8_in_place(source: bytes) -> bytes:

@@ -98,11 +98,14 @@ class _Worker:
 
 
 def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Callable[[], None] | None = None,
-        meanwhile: Callable[[], None] | None = None) -> Iterator[tuple[object, object]]:
+        meanwhile: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic
+        ) -> Iterator[tuple[object, object]]:
     """(job, work(job) or Failed) for every job, in no set order; each job may take `limit` seconds.
     Each worker calls `setup` before its first job, outside the time limit (loading a parser),
     and its warnings are given here, once; this process calls `meanwhile` once the workers have
-    their jobs (its own next steps' imports). Jobs and answers must pickle."""
+    their jobs (its own next steps' imports). Jobs and answers must pickle. `clock` tells the
+    seconds the limit is measured in: a test's own clock decides which job runs out of time,
+    however busy the machine."""
     if not hasattr(os, "fork"):
         yield from _in_process(work, jobs, setup, meanwhile)
         return
@@ -119,12 +122,12 @@ def run(work: Callable, jobs: Iterable, limit: float, processes: int, setup: Cal
             meanwhile()
         while any(w.pending for w in workers):
             busy = [w for w in workers if w.pending]
-            waiting = [w.since + limit - time.monotonic() for w in busy if w.ready]
+            waiting = [w.since + limit - clock() for w in busy if w.ready]
             ready = _readable([w.pipe.reading for w in busy], max(0.0, min(waiting, default=limit)))
             for worker in busy:
                 if worker.pipe.reading in ready:
-                    yield from _receive(worker, todo, start, workers)
-                elif worker.ready and time.monotonic() - worker.since > limit:
+                    yield from _receive(worker, todo, start, workers, clock)
+                elif worker.ready and clock() - worker.since > limit:
                     job = worker.pending.popleft()
                     _replace(worker, todo, start, workers)
                     yield job, _timed_out(limit)
@@ -227,7 +230,8 @@ def _readable(fds: list[int], timeout: float) -> set[int]:
     return {fd for fd, _ in poller.poll(timeout * 1000)}
 
 
-def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker]):
+def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers: list[_Worker],
+             clock: Callable[[], float]):
     try:
         answer = worker.pipe.recv()
     except (EOFError, OSError):  # the process died: its current job killed it
@@ -237,7 +241,7 @@ def _receive(worker: _Worker, todo: deque, start: Callable[[], _Worker], workers
         _replace(worker, todo, start, workers)
         yield job, _crashed()
         return
-    worker.since = time.monotonic()
+    worker.since = clock()
     if not worker.ready:
         worker.ready = True
         for message in answer:  # what setup warned of

@@ -25,6 +25,18 @@ def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(CACHE_DIR, ignore_errors=True)
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: run first: one of the few longest tests, or one sharing their "
+                                       "session fixtures (the wheel)")
+
+
+def pytest_collection_modifyitems(items):
+    """The longest tests first: started last, one would keep a worker (pytest-xdist) busy
+    after the others have run out of tests to take. Tests run first start in one worker,
+    which then makes their session fixtures once."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
     """The repomap command as a user runs it, in this process: `cli.main` with the arguments,
     folder, environment and standard input given, its output on file descriptors 1 and 2 (so
@@ -34,7 +46,7 @@ def run(*args, cwd=None, stdin=None, env=None) -> subprocess.CompletedProcess:
     from repomap import cli, errors
 
     with _process_state(cwd, env), _captured(1) as out, _captured(2) as err:
-        errors._warned.clear()
+        errors.forget_warnings()
         sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")
         sys.stdout = _stream(1, sys.__stdout__, line_buffering=False)
         sys.stderr = _stream(2, sys.__stderr__, line_buffering=True)
@@ -121,7 +133,7 @@ def fresh_warnings():
     """Each test warns as a fresh process would: `errors.warn` prints a message once per process."""
     from repomap import errors
 
-    errors._warned.clear()
+    errors.forget_warnings()
 
 
 @pytest.fixture(scope="session")

@@ -159,6 +159,7 @@ AIDER_PREFIX = ("Here are summaries of some files present in my git repository.\
                 "If you need to edit any of these files, ask me to *add them to the chat* first.\n")
 
 
+@pytest.mark.long
 def test_real_aider_shows_repomaps_map(aider_bin, git_shop):
     shown = _aider(aider_bin, git_shop, "--map-tokens", "300")
     # No files in the chat: Aider's multiplier, 8 x 300, within gpt-4o's window.

@@ -111,7 +111,7 @@ def test_mcp_survives_malformed_protocol(tmp_path):
             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                        "clientInfo": {"name": "t", "version": "1"}}}
     try:
-        out, err = server.communicate("\n".join([*junk, json.dumps(init)]) + "\n", timeout=60)
+        out, err = server.communicate("\n".join([*junk, json.dumps(init)]) + "\n", timeout=300)  # only ends a hang
     finally:
         server.kill()
     answers = [json.loads(line) for line in out.splitlines() if line.strip()]
@@ -142,6 +142,7 @@ def test_unreadable_file_is_counted(tmp_path, monkeypatch):
 WIDE = 2**16 + 1000  # more files than a 16-bit number counts: no column of the graph may be that narrow
 
 
+@pytest.mark.long
 def test_a_tree_wider_than_a_16_bit_count(tmp_path):
     """Works on a very wide tree; time and memory per file are measured in bench/many_files.py."""
     for i in range(WIDE):

@@ -473,11 +473,10 @@ def test_damaged_rows_are_dropped_and_rebuilt(shop, tmp_path):
             db.execute("UPDATE files SET payload = ?, terms = ? WHERE path = ?",
                        (rng.randbytes(200), rng.randbytes(200), path))
     for _ in range(2):
-        started = time.perf_counter()
         result = run("map", shop, "--cache-dir", cache)
         clean(result)
         assert result.returncode == 0 and result.stdout == expected
-        assert time.perf_counter() - started < 30
+    assert " (0 read again)" in run("index", shop, "--cache-dir", cache).stdout  # the rows made again were kept
     assert run("search", "cart total", "--root", shop, "--cache-dir", cache).returncode == 0
 
 
@@ -543,7 +542,7 @@ def test_the_forked_stamping_child_dies_with_a_killed_map(shop, tmp_path):
     assert run("map", shop, *cache).returncode == 0
     slow = tmp_path / "bin"
     slow.mkdir()
-    (slow / "git").write_text("#!/bin/sh\nexec sleep 60\n")
+    (slow / "git").write_text("#!/bin/sh\nexec sleep 600\n")
     (slow / "git").chmod(0o755)
     cart = shop / "shop" / "cart.py"
     cart.write_text(cart.read_text() + "\n\ndef added():\n    pass\n")
@@ -551,7 +550,7 @@ def test_the_forked_stamping_child_dies_with_a_killed_map(shop, tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "repomap", "map", str(shop), *cache], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # these limits only end a hang
         children: set[int] = set()
         while time.monotonic() < deadline and not any(_children(c) for c in children):
             children = _children(process.pid)  # the child, once its git (sleep) runs
@@ -559,7 +558,7 @@ def test_the_forked_stamping_child_dies_with_a_killed_map(shop, tmp_path):
         assert children, "the map forked no child"
         process.kill()
         process.wait()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline and any(_alive(c) for c in children):
             time.sleep(0.05)
         assert not any(_alive(c) for c in children)
@@ -581,7 +580,7 @@ def test_workers_die_with_a_killed_run(many_files, tmp_path, how):
                                     "--cache-dir", str(tmp_path / f"cache{attempt}")],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         workers: set[int] = set()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 300  # these limits only end a hang
         while not workers and time.monotonic() < deadline and process.poll() is None:
             workers = _children(process.pid)
             time.sleep(0.02)
@@ -589,8 +588,8 @@ def test_workers_die_with_a_killed_run(many_files, tmp_path, how):
         time.sleep(rng.uniform(0.0, 0.5))
         workers |= _children(process.pid)
         process.send_signal(how)
-        process.wait(timeout=30)
-        deadline = time.monotonic() + 10
+        process.wait(timeout=300)
+        deadline = time.monotonic() + 300
         while any(_alive(p) for p in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not [p for p in workers if _alive(p)], "workers outlived repomap"

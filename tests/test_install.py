@@ -5,9 +5,12 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 from conftest import FIXTURES
 
 
+@pytest.mark.long
 def test_wheel_runs_from_another_directory(wheel, tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "repomap/queries/python.scm" in names and "repomap/templates/text.j2" in names

@@ -6,6 +6,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from conftest import run
 from repomap import RepoMap
 
@@ -22,17 +24,19 @@ def _first_definition(sample: Path) -> str:
     raise AssertionError(f"no definition in {sample}")
 
 
+@pytest.mark.long
 def test_every_language_shows_in_one_map_and_search_finds_its_definitions(tmp_path):
     root = tmp_path / "polyglot"
     for sample in SAMPLES:
         target = root / sample.parent.name / sample.name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(sample, target)
-    result = run("map", root, "--tokens", "100000", "--format", "json", "--no-cache")
+    cache_dir = tmp_path / "cache"  # the map's tags, read by the searches: every grammar loads once
+    result = run("map", root, "--tokens", "100000", "--format", "json", "--cache-dir", cache_dir)
     assert result.returncode == 0, result.stderr
     shown = {f["path"] for f in json.loads(result.stdout)["files"]}
     assert shown == {f"{s.parent.name}/{s.name}" for s in SAMPLES}
-    repo = RepoMap(root, use_cache=False)
+    repo = RepoMap(root, cache_dir=cache_dir)
     for sample in SAMPLES:
         rel = f"{sample.parent.name}/{sample.name}"
         wanted = f"{sample.parent.name}/{_first_definition(sample)}"

@@ -134,11 +134,13 @@ def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_
     stamps, tagged = repo_map.files.forked_stamps(there, False, lambda: None)
     assert forks == [1] and "new/added.py" in stamps
     assert sorted(job[1] for job in tagged) == ["new/added.py", "shop/cart.py"]
-    fresh = RepoMap(shop, cache_dir=cache_dir)
-    fresh.files._walker._restore_snapshot()
-    assert fresh.files._walker._snapshot is not None and fresh.files._walker._snapshot.still_valid()
-    here = discover.Tally()
-    assert (stamps, there.counts, there.ignored) == (fresh.files.stamps(None, [], here), here.counts, here.ignored)
+    fresh, here, listed, answered = RepoMap(shop, cache_dir=cache_dir), discover.Tally(), [], []
+    with monkeypatch.context() as patch:  # the stored walk answers: no folder is listed again
+        scandir, found = os.scandir, discover.Snapshot.found
+        patch.setattr(os, "scandir", lambda path=".": listed.append(path) or scandir(path))
+        patch.setattr(discover.Snapshot, "found", lambda self, tally: answered.append(1) or found(self, tally))
+        assert (stamps, there.counts, there.ignored) == (fresh.files.stamps(None, [], here), here.counts, here.ignored)
+    assert listed == [] and answered == [1]
     scan = repo_map.scanner.scan(stamps, there, count_terms=False, tagged=tagged)
     assert repo_map.indexer.changed == 2
     uncached = RepoMap(shop, use_cache=False).scan(count_terms=False)
@@ -146,6 +148,7 @@ def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_
     assert {rel: info.defs for rel, info in scan.infos.items()} == {rel: info.defs for rel, info in uncached.infos.items()}
 
 
+@pytest.mark.long
 def test_a_map_ranked_after_a_ranked_one_is_the_map_made_without_a_cache(shop, tmp_path):
     """The CLI notes whether a map was ranked; the next one, stamped by a forked child
     meanwhile, is still the map of the files as they are."""

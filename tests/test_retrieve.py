@@ -384,29 +384,29 @@ def test_a_file_read_while_it_is_written_is_read_again_not_found_wanting(repo, m
     """A file emptied and filled again (an editor's save) may be read in between: that read
     is not an answer ("no definition"); the call is made again, and where the file keeps
     changing on every try, says so."""
-    from repomap import RepoMap
+    from repomap import RepoMap, workers
     from repomap.api import ATTEMPTS
     from repomap.errors import Changed
 
     svc = repo / "svc.py"
     rm = RepoMap(repo, use_cache=False)
-    parse, tries = rm.retriever._parse_files, []
+    parse, tries = workers.run, []
 
-    def written_meanwhile(rels, times):
-        tries.append(rels)
-        answers = list(parse(rels))
+    def written_meanwhile(times, *args):  # the file is parsed in workers: workers.run
+        tries.append(args)
+        answers = list(parse(*args))
         if len(tries) <= times:  # read while emptied, then filled: the file's time moves
             svc.write_text("")
-            answers = list(parse(rels))
+            answers = list(parse(*args))
             os.utime(svc, ns=(len(tries) * 10**9, len(tries) * 10**9))
             svc.write_text(SERVICE)
         return iter(answers)
 
-    monkeypatch.setattr(rm.retriever, "_parse_files", lambda rels: written_meanwhile(rels, 1))
+    monkeypatch.setattr(workers, "run", lambda *args: written_meanwhile(1, *args))
     assert rm.retrieve("svc.py::retry_connection#function").data.startswith(b"# Retries with backoff.")
     assert len(tries) == 2
     tries.clear()
-    monkeypatch.setattr(rm.retriever, "_parse_files", lambda rels: written_meanwhile(rels, ATTEMPTS))
+    monkeypatch.setattr(workers, "run", lambda *args: written_meanwhile(ATTEMPTS, *args))
     with pytest.raises(Changed, match="changed while it was read"):
         rm.retrieve("svc.py::retry_connection#function")
     assert len(tries) == ATTEMPTS

@@ -394,6 +394,7 @@ def test_a_file_with_two_names_is_looked_at_each_time(tmp_path, in_git):
     kept.close()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("in_git", [False, True])
 def test_a_kept_repomap_maps_as_a_fresh_one_after_random_changes(tmp_path, in_git):
     seed = SEED + in_git

@@ -13,7 +13,7 @@ from repomap import errors, workers
 
 def job(name: str) -> str:
     if name == "hang":
-        time.sleep(60)
+        time.sleep(600)
     elif name == "crash":
         os.kill(os.getpid(), signal.SIGKILL)
     elif name == "raise":
@@ -24,10 +24,13 @@ def job(name: str) -> str:
 
 
 def test_failures_are_reported_and_the_other_jobs_finish():
-    names = ["hang", "crash", "raise", "explode", *(f"ok{i}" for i in range(100))]
-    started = time.monotonic()
-    results = dict(workers.run(job, names, limit=1.0, processes=2))
-    assert time.monotonic() - started < 30  # the hanging job did not hold the run for its 60 s
+    """The clock stands still till every job but the hanging one has answered, then jumps:
+    that one alone runs out of time, however busy the machine. Were it waited for, its
+    answer would come after ten minutes, and not as a failure."""
+    names, results = ["crash", "raise", "explode", *(f"ok{i}" for i in range(100)), "hang"], {}
+    clock = lambda: 1e6 if len(results) == len(names) - 1 else 0.0  # noqa: E731
+    for name, result in workers.run(job, names, limit=1.0, processes=2, clock=clock):
+        results[name] = result
     assert results.pop("hang") == workers.Failed("took over 1 s to tag (skipped)", timed_out=True)
     assert results.pop("crash") == workers.Failed("crashed the parser (skipped)")
     assert results.pop("raise") == workers.Failed("failed to tag: ValueError: bad input (skipped)")
@@ -35,11 +38,12 @@ def test_failures_are_reported_and_the_other_jobs_finish():
     assert results == {f"ok{i}": f"OK{i}" for i in range(100)}
 
 
-LOADED = []
+LOADED, SETTING_UP = [], []
 
 
 def load_slowly() -> None:
-    time.sleep(1.5)  # longer than the jobs' limit below
+    SETTING_UP[0].touch()  # the test's clock jumps past the jobs' limit from here on
+    time.sleep(0.2)  # a few of the parent's looks at its clock (each limit): were setup timed, it would be out of time
     LOADED.append(os.getpid())
     errors.warn("setup warns")
 
@@ -48,10 +52,12 @@ def loaded(name: str) -> str:
     return f"{name} after setup in {LOADED}"
 
 
-def test_setup_runs_in_each_worker_outside_the_time_limit_and_the_parent_goes_on_meanwhile(capfd):
-    meanwhile = []
-    results = dict(workers.run(loaded, ["a", "b"], limit=1.0, processes=2, setup=load_slowly,
-                               meanwhile=lambda: meanwhile.append(os.getpid())))
+def test_setup_runs_in_each_worker_outside_the_time_limit_and_the_parent_goes_on_meanwhile(capfd, tmp_path):
+    meanwhile, started = [], tmp_path / "setup started"
+    SETTING_UP[:] = [started]
+    clock = lambda: 1e6 if started.exists() else 0.0  # noqa: E731  setup takes longer than any limit
+    results = dict(workers.run(loaded, ["a", "b"], limit=0.05, processes=2, setup=load_slowly,
+                               meanwhile=lambda: meanwhile.append(os.getpid()), clock=clock))
     assert set(results) == {"a", "b"}
     for value in results.values():  # done in the worker that ran the job, before it, not timed out
         assert isinstance(value, str) and value.startswith(("a after setup in [", "b after setup in ["))
@@ -66,17 +72,17 @@ def test_a_forked_child_answers_then_does_its_jobs_till_one_fails(capfd):
     meanwhile = []
     setup = partial(errors.warn, "setup warns")
     answer, done = workers.forked(lambda: ["a", "raise"], lambda first: workers.Batch([*first, "crash", "b"], job, setup),
-                                  lambda: meanwhile.append(os.getpid()), 1.0)
+                                  lambda: meanwhile.append(os.getpid()), 600.0)
     assert answer == ["a", "raise"] and meanwhile == [os.getpid()]
     assert done == [("a", "A"), ("raise", workers.Failed("failed to tag: ValueError: bad input (skipped)")),
                     ("crash", workers.Failed("crashed the parser (skipped)"))]
     assert capfd.readouterr().err == "repomap: warning: setup warns\n"
-    started = time.monotonic()
-    assert workers.forked(lambda: 1, lambda first: workers.Batch(["hang", "b"], job, None), lambda: None, 1.0) == \
-        (1, [("hang", workers.Failed("took over 1 s to tag (skipped)", timed_out=True))])
-    assert time.monotonic() - started < 30  # the child was not waited for
-    assert workers.forked(lambda: 1 / 0, lambda first: workers.Batch(["a"], job, None), lambda: None, 1.0) is None
-    assert workers.forked(lambda: 1, lambda first: 1 / 0, lambda: None, 1.0) == (1, [])
+    started = time.monotonic()  # a job that never answers runs out of any time limit: the least will do
+    assert workers.forked(lambda: 1, lambda first: workers.Batch(["hang", "b"], job, None), lambda: None, 0.01) == \
+        (1, [("hang", workers.Failed("took over 0.01 s to tag (skipped)", timed_out=True))])
+    assert time.monotonic() - started < 300  # the child, hanging for ten minutes, was not waited for
+    assert workers.forked(lambda: 1 / 0, lambda first: workers.Batch(["a"], job, None), lambda: None, 600.0) is None
+    assert workers.forked(lambda: 1, lambda first: 1 / 0, lambda: None, 600.0) == (1, [])
 
 
 def test_stopped_workers_are_waited_for_by_the_next_run():
@@ -84,13 +90,13 @@ def test_stopped_workers_are_waited_for_by_the_next_run():
     take a while to end): none is left a zombie for long, and the list stays short."""
     earlier, before = set(), _children()  # an earlier test's workers are waited for by the first run here
     for _ in range(3):
-        assert dict(workers.run(job, ["a"], limit=5.0, processes=1)) == {"a": "A"}
+        assert dict(workers.run(job, ["a"], limit=600.0, processes=1)) == {"a": "A"}
         left = _children() - before  # killed, not waited for yet
         assert len(left) <= 2
         earlier |= left
         _wait_till_ended(left)
     assert earlier
-    dict(workers.run(job, ["a"], limit=5.0, processes=1))
+    dict(workers.run(job, ["a"], limit=600.0, processes=1))
     assert not earlier & _children()
     assert not [pid for pid in earlier if os.path.exists(f"/proc/{pid}")]
 
