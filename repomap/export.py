@@ -278,7 +278,7 @@ _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 def _page(graph) -> str:
     """One self-contained page: positions laid out here, drawing and exploring in its own
     script. Links travel as numbered pairs and their names once each, so a page of hundreds
-    of files stays small."""
+    of files stays small (bench/RESULTS.md: export._page)."""
     page = _drawn(graph)
     folder = {path: graph.nodes[path]["folder"] for path in page.files}
     shown = min(len(page.links), SHOWN_PER_FILE * len(page.files))
