@@ -197,6 +197,8 @@ def _layout_links(links: list[tuple[int, int]], shown: int) -> list[tuple[int, i
 
 
 def _clustered(files: list[str], folder: dict[str, str], drawn: list[tuple[int, int]]):
+    """Each folder's files spread over a disc of area in proportion to their number, the
+    discs placed by how many links join them and then packed without overlapping."""
     import networkx as nx
     import numpy as np
 
@@ -204,15 +206,13 @@ def _clustered(files: list[str], folder: dict[str, str], drawn: list[tuple[int, 
     for i, path in enumerate(files):
         groups[folder[path]].append(i)
     names = list(groups)
+    place = {name: k for k, name in enumerate(names)}
     xy = np.zeros((len(files), 2))
     radius = np.array([np.sqrt(len(groups[name])) for name in names])
+    joins = Counter(tuple(sorted((place[folder[files[i]]], place[folder[files[j]]]))) for i, j in drawn)
     between = nx.Graph()
     between.add_nodes_from(range(len(names)))
-    place = {folder[path]: k for path in files for k in [names.index(folder[path])]}
-    for i, j in drawn:
-        a, b = place[folder[files[i]]], place[folder[files[j]]]
-        if a != b:
-            between.add_edge(a, b, weight=between.get_edge_data(a, b, {"weight": 0})["weight"] + 1)
+    between.add_weighted_edges_from((a, b, count) for (a, b), count in joins.items() if a != b)
     for k, name in enumerate(names):
         inside = nx.Graph()
         inside.add_nodes_from(groups[name])

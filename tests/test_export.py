@@ -206,7 +206,7 @@ def test_a_browser_draws_the_page_offline_and_a_click_explains_a_node(browser, t
     labels = browser.evaluate("[...document.querySelectorAll('text.label:not(.hover)')].map(t => t.textContent)")
     assert sorted(labels) == ["api.ts", "app.js", "cart.py", "item.py", "main.go", "money.py", "store.go",
                               "test_cart.py"]
-    assert "1 files with no link not drawn" in browser.evaluate("document.getElementById('count').textContent")
+    assert "1 file with no link not drawn" in browser.evaluate("document.getElementById('count').textContent")
 
     # Each link ends in an arrow; the slider shows the heaviest links, fewer or more.
     assert browser.evaluate("getComputedStyle(document.querySelector('line.edge')).markerEnd") == 'url("#arrow")'
