@@ -1,6 +1,6 @@
 """A headless Chromium driven over the DevTools protocol on a pipe (no extra package, no
-port), with the network cut off; and a PNG reader good enough to tell a drawing from a
-blank page."""
+port), with the network cut off, that notes every script error and every dialog a page
+opens (and dismisses it); and a PNG reader good enough to tell a drawing from a blank page."""
 
 from __future__ import annotations
 
@@ -49,27 +49,42 @@ class Browser:
         self._next = 0
         target = self.send("Target.createTarget", url="about:blank")["targetId"]
         self._session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.failed_requests: list[str] = []
+        self.errors: list[str] = []  # uncaught exceptions, a script that did not parse among them
+        self.dialogs: list[str] = []  # alert, confirm and prompt messages
         self.send("Network.enable", session=True)
+        self.send("Runtime.enable", session=True)
+        self.send("Page.enable", session=True)
         self.send("Network.emulateNetworkConditions", session=True, offline=True, latency=0,
                   downloadThroughput=0, uploadThroughput=0)
         self.send("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
                   deviceScaleFactor=1, mobile=False)
-        self.failed_requests: list[str] = []
 
     def send(self, method: str, session: bool = False, **params) -> dict:
+        wanted = self._post(method, session, **params)
+        while True:
+            reply = self._read()
+            event = reply.get("method")
+            if event == "Network.loadingFailed":
+                self.failed_requests.append(reply["params"].get("errorText", ""))
+            elif event == "Runtime.exceptionThrown":
+                details = reply["params"]["exceptionDetails"]
+                self.errors.append(details.get("exception", {}).get("description") or details.get("text", ""))
+            elif event == "Page.javascriptDialogOpening":
+                self.dialogs.append(reply["params"]["message"])
+                self._post("Page.handleJavaScriptDialog", True, accept=True)  # a dialog stops the page's script
+            if reply.get("id") == wanted:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def _post(self, method: str, session: bool, **params) -> int:
         self._next += 1
         message = {"id": self._next, "method": method, "params": params}
         if session:
             message["sessionId"] = self._session
         os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
-        while True:
-            reply = self._read()
-            if reply.get("method") == "Network.loadingFailed":
-                self.failed_requests.append(reply["params"].get("errorText", ""))
-            if reply.get("id") == self._next:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
+        return self._next
 
     def _read(self) -> dict:
         while b"\0" not in self._buffer:

@@ -82,13 +82,15 @@ def test_graph_json_keeps_names_exact(hostile):
 def test_graph_page_script_data_holds_no_markup(tmp_path):
     root = tmp_path / "page"
     root.mkdir()
-    (root / "a<!--<script>.py").write_text("def f(x='</script><!--<script>&amp;'):\n    return g()\n")
+    (root / "a<!--<script>]]>.py").write_text("def f(x='</script><!--<script>&amp;', y=\"\\\"';alert(1)//\"):\n"
+                                             "    return g()\n")
     (root / "b.py").write_text("def g():\n    return f()\n")
     page = out("graph", root, "--no-cache", "--format", "html")
     data = re.search(r"^const data = (.*);$", page, re.MULTILINE).group(1)
     assert not set("<>&") & set(data), data
+    assert "a\\u003c!--\\u003cscript\\u003e]]\\u003e.py" in data and "\\u0026amp;" in data
     nodes = {node["path"]: node for node in json.loads(data)["nodes"]}
-    assert nodes["a<!--<script>.py"]["signatures"] == "def f(x='</script><!--<script>&amp;'):"
+    assert nodes["a<!--<script>]]>.py"]["signatures"] == "def f(x='</script><!--<script>&amp;', y=\"\\\"';alert(1)//\"):"
     assert page.count("<script>") == 1 and page.count("</script>") == 1
 
 

@@ -4,6 +4,7 @@ and drawn as an offline page that a real browser shows and a person can click th
 import io
 import json
 import os
+import re
 
 import networkx as nx
 import pytest
@@ -13,6 +14,8 @@ from conftest import FIXTURES, run, run_process
 from repomap import RepoMap
 from repomap.export import write
 
+HOSTILE = ["<!--<script>.py", "</script>/x.py", "\"';alert(1).py", "]]>.py"]  # `</script>`: folders < and script>
+HOSTILE_DEFAULTS = "x='</script><!--<script>', y=\"\\\"';alert(1)//\", z=']]>&amp;'"
 NODE_KEYS = {"id", "path", "language", "folder", "rank", "definitions", "names", "signatures"}
 EDGE_KEYS = {"source", "target", "weight", "names"}
 
@@ -109,6 +112,77 @@ def test_the_page_is_self_contained(shop, tmp_path):
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
 
 
+def page_data(page: str) -> dict:
+    """The data the page's script draws, as the CLI embedded it."""
+    return json.loads(re.search(r"^const data = (.*);$", page, re.MULTILINE).group(1))
+
+
+def write_files(root, files: dict[str, str]):
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_folders_are_told_apart_at_the_depth_where_they_differ(tmp_path):
+    # One package folder holds nearly all: its subpackages are what tells files apart.
+    root = write_files(tmp_path / "repo", {
+        "src/app/a/one.py": "def one():\n    return two() + three()\n",
+        "src/app/a/two.py": "def two():\n    return one()\n",
+        "src/app/b/three.py": "def three():\n    return four()\n",
+        "src/app/b/four.py": "def four():\n    return one()\n",
+        "tests/test_one.py": "def test_one():\n    assert one() and four()\n"})
+    exported = json.loads(run("graph", root, "--no-cache", "--format", "json").stdout)
+    assert {n["id"]: n["folder"] for n in exported["nodes"]} == {
+        "src/app/a/one.py": "src/app/a", "src/app/a/two.py": "src/app/a", "src/app/b/three.py": "src/app/b",
+        "src/app/b/four.py": "src/app/b", "tests/test_one.py": "tests"}
+    drawn = page_data(run("graph", root, "--no-cache").stdout)["nodes"]
+    assert sorted({n["folder"] for n in drawn}) == ["src/app/a", "src/app/b", "tests"]
+
+
+def test_every_file_on_the_page_is_labelled_by_its_shortest_unique_ending(tmp_path):
+    root = write_files(tmp_path / "repo", {
+        "main.py": "def main():\n    return Alpha() + Beta() + Gamma() + Delta() + Solo()\n",
+        "a/base.py": "class Alpha:\n    pass\n", "b/base.py": "class Beta:\n    pass\n",
+        "c/models/base.py": "class Gamma:\n    pass\n", "d/models/base.py": "class Delta:\n    pass\n",
+        "e/models/solo.py": "class Solo:\n    pass\n"})
+    nodes = page_data(run("graph", root, "--no-cache").stdout)["nodes"]
+    assert {n["path"]: n["label"] for n in nodes} == {
+        "main.py": "main.py", "a/base.py": "a/base.py", "b/base.py": "b/base.py",
+        "c/models/base.py": "c/models/base.py", "d/models/base.py": "d/models/base.py", "e/models/solo.py": "solo.py"}
+
+
+def test_files_linked_to_none_are_listed_on_the_page_not_drawn(shop):
+    data = page_data(run("graph", FIXTURES / "repo", "--no-cache").stdout)
+    assert data["undrawn"] == ["docs/guide.md"]  # a document nothing refers to
+    assert "docs/guide.md" not in {n["path"] for n in data["nodes"]} and len(data["nodes"]) == 8
+    exported = json.loads(run("graph", FIXTURES / "repo", "--no-cache", "--format", "json").stdout)
+    assert "docs/guide.md" in {n["id"] for n in exported["nodes"]}  # the data exports keep every file
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    """Three hundred files in four package folders, each calling ten others, and files whose
+    names and default values hold markup and script: the page the CLI writes for them."""
+    root = tmp_path_factory.mktemp("many")
+    files = {path: f"def hostile{k}({HOSTILE_DEFAULTS}):\n    return 1\n" for k, path in enumerate(HOSTILE)}
+    for i in range(300):
+        calls = "".join(f"    f{(i * 7 + 13 * j) % 300}()\n" for j in range(1, 11))
+        files[f"pkg/{['alpha', 'beta', 'gamma', 'delta'][i % 4]}/m{i}.py"] = f"def f{i}():\n{calls}    hostile{i % 4}()\n"
+    write_files(root, files)
+    page = tmp_path_factory.mktemp("page") / "graph.html"
+    result = run("graph", root, "--top", "300", "--output", page, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    return page
+
+
+def test_a_page_of_hundreds_of_files_stays_small(many):
+    text = many.read_text()
+    data = page_data(text)
+    assert len(data["nodes"]) == 300 and len(data["edges"]) > 3000
+    assert len(text.encode()) < 200_000  # links as numbered pairs, each set of names once
+
+
 @pytest.fixture(scope="module")
 def browser():
     if CHROMIUM is None:
@@ -125,10 +199,26 @@ def test_a_browser_draws_the_page_offline_and_a_click_explains_a_node(browser, t
     result = run("graph", FIXTURES / "repo", "--output", page, "--no-cache")
     assert result.returncode == 0, result.stderr
     browser.open(page.as_uri(), "document.querySelectorAll('circle.node').length > 0")
-    assert browser.evaluate("document.querySelectorAll('circle.node').length") == 9
+    assert browser.evaluate("document.querySelectorAll('circle.node').length") == 8  # docs/guide.md links to none
     assert browser.evaluate("document.querySelectorAll('line.edge').length") == 6
-    assert browser.failed_requests == []
+    assert browser.failed_requests == [] and browser.errors == []
     assert png_colours(browser.screenshot()) > 20  # drawn, not blank
+    labels = browser.evaluate("[...document.querySelectorAll('text.label:not(.hover)')].map(t => t.textContent)")
+    assert sorted(labels) == ["api.ts", "app.js", "cart.py", "item.py", "main.go", "money.py", "store.go",
+                              "test_cart.py"]
+    assert "1 file with no link not drawn" in browser.evaluate("document.getElementById('count').textContent")
+
+    # Each link ends in an arrow; the slider shows the heaviest links, fewer or more.
+    assert browser.evaluate("getComputedStyle(document.querySelector('line.edge')).markerEnd") == 'url("#arrow")'
+    assert browser.evaluate("document.querySelector('marker#arrow path') !== null")
+    visible = "[...document.querySelectorAll('line.edge')].filter(e => e.getAttribute('visibility') === 'visible').length"
+    assert browser.evaluate(visible) == 6
+    browser.evaluate("(() => { const cut = document.getElementById('cut'); cut.value = 2;"
+                     " cut.dispatchEvent(new Event('input')); })()")
+    assert browser.evaluate(visible) == 2
+    assert browser.evaluate("document.getElementById('count').textContent").startswith("8 files · 2 of 6 links shown")
+    browser.evaluate("(() => { const cut = document.getElementById('cut'); cut.value = 6;"
+                     " cut.dispatchEvent(new Event('input')); })()")
 
     # A real click at the centre of cart.py's circle shows its signatures and who refers to it.
     x, y = browser.evaluate("""(() => {
@@ -139,6 +229,7 @@ def test_a_browser_draws_the_page_offline_and_a_click_explains_a_node(browser, t
     info = browser.evaluate("document.getElementById('info').innerText")
     assert info.startswith("shop/cart.py") and "class Cart" in info
     assert "tests/test_cart.py" in info.split("referred to by")[1]
+    assert browser.evaluate("document.querySelectorAll('line.edge.lit').length") > 0
 
     # The search box highlights the file that matches.
     browser.evaluate("document.getElementById('search').focus()")
@@ -147,13 +238,29 @@ def test_a_browser_draws_the_page_offline_and_a_click_explains_a_node(browser, t
         ["shop/money.py"]
 
 
-def test_three_hundred_files_still_draw(browser, tmp_path):
-    repo = tmp_path / "many"
-    repo.mkdir()
-    for i in range(320):
-        (repo / f"m{i}.py").write_text(f"from m{(i * 7) % 320} import f{(i * 7) % 320}\n\ndef f{i}():\n    pass\n")
-    page = tmp_path / "graph.html"
-    assert run("graph", repo, "--top", "300", "--output", page, "--no-cache").returncode == 0
-    browser.open(page.as_uri(), "document.querySelectorAll('circle.node').length > 0")
+def test_hundreds_of_files_with_hostile_names_draw_in_clusters(browser, many):
+    browser.open(many.as_uri(), "document.querySelectorAll('circle.node').length > 0")
+    assert browser.errors == [] and browser.dialogs == [] and browser.failed_requests == []
     assert browser.evaluate("document.querySelectorAll('circle.node').length") == 300
+    assert browser.evaluate("document.getElementById('count').textContent").startswith("300 files · 600 of ")
     assert png_colours(browser.screenshot()) > 20
+    # Each package folder is a cluster with its name over it.
+    clusters = browser.evaluate("[...document.querySelectorAll('text.cluster')].map(t => t.textContent)")
+    assert {"alpha/", "beta/", "gamma/", "delta/"} <= set(clusters)
+    # The names are shown as they are, never run: in tooltips, and in the panel of a chosen file.
+    titles = browser.evaluate("[...document.querySelectorAll('circle.node title')].map(t => t.textContent.split('\\n')[0])")
+    assert set(HOSTILE) <= set(titles)
+    browser.evaluate("""document.querySelector('circle.node[data-path="<!--<script>.py"]')
+                        .dispatchEvent(new MouseEvent('click'))""")
+    info = browser.evaluate("document.getElementById('info').innerText")
+    assert info.startswith("<!--<script>.py") and f"def hostile0({HOSTILE_DEFAULTS}):" in info
+    # Not every label fits among 300 files; any file's shows on hover.
+    assert 20 < len(browser.evaluate("[...document.querySelectorAll('text.label:not(.hover)')]")) < 300
+    browser.evaluate("document.querySelector('circle.node[data-path=\"pkg/delta/m299.py\"]')"
+                     ".dispatchEvent(new MouseEvent('mouseenter'))")
+    hover = "document.querySelector('text.label.hover')"
+    assert browser.evaluate(f"{hover}.getAttribute('visibility')") == "visible"
+    assert browser.evaluate(f"{hover}.textContent") == "m299.py"
+    assert browser.errors == [] and browser.dialogs == []
+    browser.evaluate("alert('probe')")  # and a dialog, were one opened, is seen
+    assert browser.dialogs == ["probe"]
