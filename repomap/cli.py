@@ -62,13 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     args.summary = None  # what the command worked on (status.Summary), said where it succeeds
     try:
         code = _guarded(lambda: args.run(args))
-        if code == 0 and args.summary is not None and not args.quiet:
-            print(args.summary.line(), file=sys.stderr)
+        if code == 0:
+            _print_summary(args)
         return code
     finally:
         for repo in args.opened:
             repo.close()
         gc.freeze()
+
+
+def _print_summary(args: argparse.Namespace) -> None:
+    if args.summary is not None and not args.quiet:
+        print(args.summary.line(), file=sys.stderr)
+    args.summary = None
 
 
 def entry() -> None:
@@ -379,7 +385,10 @@ def _run_map(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     _print_ignored(result)
     _summarize(args, repo, result.ranked_files, result.notes, result.ignored, (result.tokens, settings["tokens"]))
-    return 0 if result.shown_files else _said_empty(result, repo.options.tokens, focused)
+    if result.shown_files:
+        return 0
+    _print_summary(args)  # what was skipped, before the word that the map is empty
+    return _said_empty(result, repo.options.tokens, focused)
 
 
 def _check_focus(repo: RepoMap, focus: list[str]) -> set[str]:
