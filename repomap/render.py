@@ -218,28 +218,31 @@ class Renderer:
 
 def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
     """The numbers of the lines of `every` (a file's signature lines by number) that the lines
-    of a Markdown map's section show. Lines with no `⋮` between them are consecutive in the
-    file; past a `⋮`, a line is the next one with its text, else the one it most likely was
-    before a signature's edit."""
+    of a Markdown map's section show. A run of lines with no `⋮` between them is a run of
+    consecutive lines of the file: the first one, past the last run's, where each line is
+    the same or was before an edit that grew or shrank it, the most of them the same."""
     numbers = sorted(every)
     matched: set[int] = set()
-    last, gap = 0, True
+    last = 0
+    runs: list[list[str]] = [[]]
     for line in section:
         if line == ELIDED:
-            gap = True
-            continue
-        if not gap and last + 1 in every and (every[last + 1] == line or _kept_around_insertion(line, every[last + 1])):
-            found: int | None = last + 1
+            runs.append([])
         else:
-            later = numbers[bisect_right(numbers, last):]
-            found = next((n for n in later if every[n] == line), None)
-            if found is None:
-                found = max(later, key=lambda n: _kept_around_insertion(line, every[n]), default=None)
-                found = found if found is not None and _kept_around_insertion(line, every[found]) else None
-        if found is not None:
-            matched.add(found)
-            last = found
-        gap = False
+            runs[-1].append(line)
+    for run in filter(None, runs):
+        best, most = None, -1
+        for start in numbers[bisect_right(numbers, last):]:
+            now = [every.get(start + k) for k in range(len(run))]
+            if all(line is not None and (line == was or _kept_around_insertion(was, line))
+                   for was, line in zip(run, now)):
+                same = sum(was == line for was, line in zip(run, now))
+                best, most = (start, same) if same > most else (best, most)
+                if same == len(run):
+                    break
+        if best is not None:
+            matched.update(range(best, best + len(run)))
+            last = best + len(run) - 1
     return matched
 
 
