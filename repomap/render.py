@@ -220,7 +220,8 @@ def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
     """The numbers of the lines of `every` (a file's signature lines by number) that the lines
     of a Markdown map's section show. A run of lines with no `⋮` between them is a run of
     consecutive lines of the file: the first one, past the last run's, where each line is
-    the same or was before an edit that grew or shrank it, the most of them the same."""
+    the same or was before an edit that grew or shrank it, the most of them the same, then
+    the most of their text."""
     numbers = sorted(every)
     matched: set[int] = set()
     last = 0
@@ -231,14 +232,15 @@ def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
         else:
             runs[-1].append(line)
     for run in filter(None, runs):
-        best, most = None, -1
+        best, most = None, (-1, -1)
         for start in numbers[bisect_right(numbers, last):]:
             now = [every.get(start + k) for k in range(len(run))]
             if all(line is not None and (line == was or _kept_around_insertion(was, line))
                    for was, line in zip(run, now)):
-                same = sum(was == line for was, line in zip(run, now))
+                same = (sum(was == line for was, line in zip(run, now)),
+                        sum(_kept_around_insertion(was, line) for was, line in zip(run, now)))
                 best, most = (start, same) if same > most else (best, most)
-                if same == len(run):
+                if same[0] == len(run):
                     break
         if best is not None:
             matched.update(range(best, best + len(run)))
