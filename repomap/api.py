@@ -148,11 +148,13 @@ class RepoMap:
     def build(self, *, focus: Iterable[str] = (), mention_files: Iterable[str] = (),
               mention_idents: Iterable[str] = (), query: str = "", tokens: int | None = None,
               other_files: Iterable[str] | None = None, reuse: bool = False,
-              previous_order: Iterable[str] = ()) -> MapResult:
+              previous_map: str | None = None) -> MapResult:
         """Scan, rank and render; the map fits `tokens` (default: the budget given at construction).
 
-        With `previous_order` (the files of the map this one replaces), files keep that order
-        where their ranks are close (render.stable_order), so a small edit does not move sections.
+        With `previous_map` (a committed Markdown map: the one this one replaces, "" for none
+        yet), files keep its order where their ranks are close (render.stable_order) and its
+        definitions while they fit (render.select_committed), so a small edit changes its own
+        lines alone.
 
         With `reuse`, the same request on unchanged files is answered from the cache without
         reading the index (then `ranked` is empty). Without it, maps are kept in memory
@@ -162,7 +164,7 @@ class RepoMap:
         return self.mapper.build(MapRequest(
             list(map(os.fspath, focus)), list(map(os.fspath, mention_files)), sorted(mention_idents), query,
             self.options.tokens if tokens is None else config.budget(tokens),
-            None if other_files is None else list(other_files), reuse, list(previous_order)))
+            None if other_files is None else list(other_files), reuse, previous_map))
 
     def file_tokens(self, paths: Iterable[str]) -> int:
         """The tokens of these whole files: what an answer drawn from them saves against."""

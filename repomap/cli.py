@@ -413,8 +413,7 @@ def _written_map(args: argparse.Namespace) -> tuple[MapFile, str, str]:
     target = MapFile(Path(_root(args)).resolve(), output)
     repo = _mapper(args, settings, "markdown", exclude=[f"/{output}", f"/{target.real()}"])
     current = target.text()
-    from .render import markdown_files
-    result = repo.build(reuse=True, previous_order=markdown_files(current))
+    result = repo.build(reuse=True, previous_map=current)
     _summarize(args, repo, result.ranked_files, result.notes, result.ignored, (result.tokens, settings["tokens"]))
     return target, current, HEADER.format(flags=_flags(args)) + result.text
 

@@ -34,7 +34,7 @@ class MapRequest(NamedTuple):
     budget: int
     other_files: list[str] | None
     reuse: bool
-    previous_order: list[str]
+    previous_map: str | None  # the Markdown map a committed one replaces ("" for none yet)
 
 
 class Mapper:
@@ -104,7 +104,7 @@ class Mapper:
         return [request.focus, request.mention_files, request.mention_idents, request.query, request.budget,
                 options.encoding, options.fmt, options.template.read_text(encoding="utf-8") if options.template else None,
                 options.max_file_size, options.parse_timeout,  # the limits decide what is skipped
-                options.ignore, request.previous_order, mirrors.metadata_digest(self.root)]
+                options.ignore, request.previous_map, mirrors.metadata_digest(self.root)]
 
     def _rank(self, scan: Scan, request: MapRequest):
         return self.ranker().rank(scan, request.focus, request.mention_files, request.mention_idents,
@@ -120,9 +120,12 @@ class Mapper:
         learned = memo.learned
         renderer = render.Renderer(scan.sources, scan.defs(), file_rank, self.options.fmt, self.options.template,
                                    memo, self.indexer.digest, self._views)
-        text, used, shown = render.select(ranked, budget, renderer, memo)
+        previous = request.previous_map
+        text, used, shown = render.select(ranked, budget, renderer, memo) if previous is None \
+            else render.select_committed(ranked, budget, renderer, previous, memo)
         shown = renderer.without_copies(shown)  # in rank order: the copy kept is the best-ranked
-        if request.previous_order and (stable := render.stable_order(shown, request.previous_order)) != shown:
+        order = list(render.markdown_sections(previous or ""))
+        if order and (stable := render.stable_order(shown, order)) != shown:
             stable_text = renderer.render(stable)
             if (stable_used := memo(stable_text)) <= budget:  # its lines are counted already
                 text, used, shown = stable_text, stable_used, stable

@@ -8,6 +8,7 @@ the order of their best definition, so a cut-off prompt keeps the best part.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -17,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
 from .errors import RepoMapError, json_text, visible
-from .weights import CHANGELOG_SECTIONS, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN, FILE_TOKENS_MAX, STABLE_ORDER
+from .weights import (CHANGELOG_SECTIONS, COMMITTED_FILL, COMMITTED_HOLD, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN,
+                      FILE_TOKENS_MAX, STABLE_ORDER)
 from .resources import resource_dir
 from .tags import Tag, language_for
 from .tokens import count_tokens
@@ -125,6 +127,40 @@ class Renderer:
             self._before = (key, self.count(self.render(same_file)) if same_file else self._empty_cost)
         return self.count(self.render(same_file + [item])) - self._before[1]
 
+    def previous(self, sections: Mapping[str, list[str]], offered: Sequence[Ranked]) -> list[Ranked]:
+        """The definitions of `offered` that a Markdown map of `sections` (markdown_sections)
+        shows, in their order: each file's lines are matched, in order, with the signature
+        lines of all its definitions, a changed line in place of the one it replaced (an edit
+        to a signature). A definition whose lines show only as the header of another's counts
+        as shown where the section's `⋮ N more` says so."""
+        by_file: dict[str, list[Ranked]] = {}
+        for item in offered:
+            if item.tag.path in sections:
+                by_file.setdefault(item.tag.path, []).append(item)
+        shown: set[str] = set()
+        for path, items in by_file.items():
+            shown.update(self._previous_in_file(sections[path], items))
+        return [item for item in offered if item.tag.id in shown]
+
+    def _previous_in_file(self, section: list[str], items: list[Ranked]) -> list[str]:
+        """The IDs of the definitions of one file (`items`, in rank order) that `section` shows."""
+        path = items[0].tag.path
+        lines, source = self._source_lines(path), self.sources[path]
+        parts = {item.tag.id: signature_lines(item.tag, lines, source) for item in items}
+        every: dict[int, str] = {}
+        for tag in self.defs.get(path, ()):
+            every.update((n, visible(text)) for n, text in signature_lines(tag, lines, source).items())
+        more = _MORE.fullmatch(section[-1]) if section else None
+        matched = _shown_numbers(section[:-1] if more else section, every)
+        found = [item for item in items if parts[item.tag.id].keys() <= matched]
+        headers = [item for item in found if any(_encloses(item.tag, other.tag) for other in found)]
+        chosen = [item for item in found if item not in headers]
+        if more:
+            chosen += headers[:max(0, len(items) - int(more[1]) - len(chosen))]
+        elif len(found) == len(items):
+            chosen = found
+        return [item.tag.id for item in chosen]
+
     def _file_view(self, path: str, tags: list[Tag]) -> FileView:
         """A file's part of the map, made once per content and set of its definitions: fit
         renders the same files again and again as it tries longer prefixes, and a kept
@@ -178,6 +214,56 @@ class Renderer:
         return [defs[k] for k in sorted(candidates)
                 if defs[k].start_byte <= tag.start_byte and tag.end_byte <= defs[k].end_byte
                 and (defs[k].start_byte, defs[k].end_byte) != (tag.start_byte, tag.end_byte)]
+
+
+def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
+    """The numbers of the lines of `every` (a file's signature lines by number) that the lines
+    of a Markdown map's section show. A run of lines with no `⋮` between them is a run of
+    consecutive lines of the file: the first one, past the last run's, where each line is
+    the same or was before an edit that grew or shrank it, the most of them the same, then
+    the most of their text."""
+    numbers = sorted(every)
+    matched: set[int] = set()
+    last = 0
+    runs: list[list[str]] = [[]]
+    for line in section:
+        if line == ELIDED:
+            runs.append([])
+        else:
+            runs[-1].append(line)
+    for run in filter(None, runs):
+        best, most = None, (-1, -1)
+        for start in numbers[bisect_right(numbers, last):]:
+            now = [every.get(start + k) for k in range(len(run))]
+            if all(line is not None and (line == was or _kept_around_insertion(was, line))
+                   for was, line in zip(run, now)):
+                same = (sum(was == line for was, line in zip(run, now)),
+                        sum(_kept_around_insertion(was, line) for was, line in zip(run, now)))
+                best, most = (start, same) if same > most else (best, most)
+                if same[0] == len(run):
+                    break
+        if best is not None:
+            matched.update(range(best, best + len(run)))
+            last = best + len(run) - 1
+    return matched
+
+
+def _kept_around_insertion(one: str, other: str) -> int:
+    """How much of two lines is the same where one is the other with a run of characters put
+    in (what an edit that grows or shrinks a signature does to its line): the shorter one's
+    length, else 0."""
+    short, long = sorted((one, other), key=len)
+    head = len(os.path.commonprefix([short, long]))
+    tail = len(os.path.commonprefix([short[head:][::-1], long[head:][::-1]]))
+    return len(short) if head + tail == len(short) and short.strip() else 0
+
+
+_MORE = re.compile(f"{ELIDED} ([0-9]+) more")
+
+
+def _encloses(outer: Tag, inner: Tag) -> bool:
+    return (outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+            and (outer.start_byte, outer.end_byte) != (inner.start_byte, inner.end_byte))
 
 
 class _Nesting(NamedTuple):
@@ -373,14 +459,42 @@ def select(ranked: RankedList, budget: int, renderer: Renderer, count: Callable[
     first. Where one file's part is still over FILE_TOKENS_MAX of the budget while other
     files wait (its signatures run to many lines), its share is narrowed to what fits in
     that part and the map is fitted again."""
+    return _selected(ranked, budget, renderer, count)[:3]
+
+
+def _selected(ranked: RankedList, budget: int, renderer: Renderer, count: Callable[[str], int]
+              ) -> tuple[str, int, list[Ranked], RankedList]:
+    """select's map, and the ranking in the order it was offered to fit."""
     narrowed: dict[int, int] = {}
     while True:
         offered, renderer.shares = breadth_first(ranked, budget, narrowed)
         text, used, shown = fit(offered, budget, renderer.render, renderer.estimate, count)
         wide = _crowding(ranked, shown, budget, renderer, count, narrowed)
         if not wide:
-            return text, used, shown
+            return text, used, shown, offered
         narrowed.update(wide)
+
+
+def select_committed(ranked: RankedList, budget: int, renderer: Renderer, previous: str,
+                     count: Callable[[str], int] = count_tokens) -> tuple[str, int, list[Ranked]]:
+    """select's map for a committed map file that replaces the Markdown map `previous`: fitted
+    to COMMITTED_FILL of the budget, unless the definitions `previous` shows still fit the
+    budget, fill COMMITTED_HOLD of it and include every definition of the longest prefix of
+    the ranking that fits that much; then those, so an edit that grows or shrinks a
+    signature a little changes its own lines and nothing else. Fitted anew, a map is kept
+    by the next as it is (its definitions hold): `check` on what `write` wrote agrees."""
+    text, used, shown, offered = _selected(ranked, int(budget * COMMITTED_FILL), renderer, count)
+    held = renderer.previous(markdown_sections(previous), offered) if previous else []
+    if not held or {item.tag.id for item in held} == {item.tag.id for item in shown}:
+        return text, used, shown
+    held_text = renderer.render(held)
+    held_used = count(held_text)
+    if not budget * COMMITTED_HOLD <= held_used <= budget:
+        return text, used, shown
+    floor = longest_prefix(offered, int(budget * COMMITTED_HOLD), renderer.render, count)[0]
+    if {item.tag.id for item in offered[:floor]} <= {item.tag.id for item in held}:
+        return held_text, held_used, held
+    return text, used, shown
 
 
 def _crowding(ranked: RankedList, shown: list[Ranked], budget: int, renderer: Renderer,
@@ -467,9 +581,22 @@ def is_changelog(path: str) -> bool:
     return _CHANGELOG.fullmatch(path.rsplit("/", 1)[-1]) is not None
 
 
-def markdown_files(text: str) -> list[str]:
-    """The files a Markdown map shows, in its order."""
-    return [line[4:] for line in text.splitlines() if line.startswith("### ")]
+def markdown_sections(text: str) -> dict[str, list[str]]:
+    """The files a Markdown map (templates/markdown.j2) shows, in its order, each with the
+    lines inside its code fence (where a heading may be a line of a document's part)."""
+    sections: dict[str, list[str]] = {}
+    lines = text.splitlines()
+    at = 0
+    while at < len(lines):
+        head = lines[at:at + 3]
+        fence = head[2][:len(head[2]) - len(head[2].lstrip("`"))] if len(head) == 3 else ""
+        if not (head[0].startswith("### ") and head[1] == "" and len(fence) >= 3):
+            at += 1
+            continue
+        end = next((k for k in range(at + 3, len(lines)) if lines[k] == fence), len(lines))
+        sections[head[0][4:]] = lines[at + 3:end]
+        at = end + 1
+    return sections
 
 
 def stable_order(selection: list[Ranked], previous: list[str]) -> list[Ranked]:
@@ -491,20 +618,12 @@ def stable_order(selection: list[Ranked], previous: list[str]) -> list[Ranked]:
     return sorted(selection, key=lambda item: place[item.tag.path])
 
 
-def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], str],
-        estimate: Callable[[Ranked, list[Ranked]], int], count: Callable[[str], int] = count_tokens
-        ) -> tuple[str, int, list[Ranked]]:
-    """The largest map of the best-ranked definitions that fits `budget` tokens, its size, and
-    the definitions it shows.
-
-    Prefixes of FIRST_PREFIX, twice that, and so on bracket the longest prefix of the
-    ranking that fits, and a binary search inside the bracket finds it: renders stay
-    near the map's own size (a first try at half the budget in definitions rendered
-    hundreds of files). Then later definitions are added one by one where they still
-    fit, so one large signature just past the cut does not leave the budget unused, among
-    the next MAX_FILL_LOOKS; `estimate` (a lower bound of what a definition adds) spares
-    exact renders of those that cannot fit.
-    """
+def longest_prefix(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], str],
+                   count: Callable[[str], int] = count_tokens) -> tuple[int, str, int]:
+    """The length of the longest prefix of the ranking whose map fits `budget` tokens, its
+    map and its size. Prefixes of FIRST_PREFIX, twice that, and so on bracket it, and a
+    binary search inside the bracket finds it: renders stay near the map's own size (a
+    first try at half the budget in definitions rendered hundreds of files)."""
     best_text = render([])
     best_tokens = count(best_text)
     low, high = 0, min(len(ranked), budget)  # every definition costs at least a token
@@ -525,6 +644,21 @@ def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], 
             low, best_text, best_tokens = mid, text, tokens
         else:
             high = mid - 1
+    return low, best_text, best_tokens
+
+
+def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], str],
+        estimate: Callable[[Ranked, list[Ranked]], int], count: Callable[[str], int] = count_tokens
+        ) -> tuple[str, int, list[Ranked]]:
+    """The largest map of the best-ranked definitions that fits `budget` tokens, its size, and
+    the definitions it shows.
+
+    The longest prefix of the ranking that fits comes first (longest_prefix). Then later
+    definitions are added one by one where they still fit, so one large signature just past
+    the cut does not leave the budget unused, among the next MAX_FILL_LOOKS; `estimate` (a lower bound of what a definition adds) spares
+    exact renders of those that cannot fit.
+    """
+    low, best_text, best_tokens = longest_prefix(ranked, budget, render, count)
     selection = list(ranked[:low])
     tries = 0
     for item in (ranked[k] for k in range(low + 1, min(len(ranked), low + 1 + MAX_FILL_LOOKS))):  # the ranking may be long

@@ -76,6 +76,13 @@ CHANGELOG_SECTIONS = 4
 # sections. The smallest of the values that stop that keeps the order nearest the ranking.
 # bench/RESULTS.md: weights.STABLE_ORDER
 STABLE_ORDER = 1.25
+# A committed map is fitted to COMMITTED_FILL of the budget, the rest left for its signatures
+# to grow, and keeps the definitions it shows while they fit the budget, fill at least
+# COMMITTED_HOLD of it and include every definition a map of that much would show: a
+# signature that grows by a few tokens changes its own lines and nothing else.
+# bench/RESULTS.md: weights.STABLE_ORDER (the churn table)
+COMMITTED_FILL = 0.95
+COMMITTED_HOLD = 0.90
 
 # --- Search (search.py): BM25 with the map's rank as a prior ---
 

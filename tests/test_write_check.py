@@ -156,3 +156,34 @@ def test_a_plain_check_takes_the_options_the_header_recorded(shop):
     assert result.returncode == 1 and "stale" in result.stderr
     assert run("write", shop).returncode == 0  # a plain write records no flags: a plain check follows it
     assert run("check", shop).returncode == 0
+
+
+def _shop_of_helpers(root):
+    """A package of a dozen modules of functions and classes whose signatures run from one to
+    several lines, each module calling the next: more to show than a map of 1,000 tokens."""
+    for m in range(12):
+        lines = [f"from pkg.mod{(m + 1) % 12} import func{(m + 1) % 12}_0\n\n"]
+        for f in range(10):
+            params = ", ".join(f"arg{k}: int = {k}" for k in range((m + f) % 4))
+            if (m * 7 + f) % 3 == 0:
+                params = "\n" + "".join(f"    option{k}: dict[str, list[int]] | None = None,\n" for k in range(2 + f % 3))
+            lines.append(f"def func{m}_{f}({params}) -> int:\n    return func{(m + 1) % 12}_0()\n\n\n")
+        lines.append(f"class Service{m}:\n    def handle(self, request: str) -> str:\n        return request\n")
+        (root / "pkg" / f"mod{m}.py").write_text("".join(lines))
+
+
+def test_a_growing_signature_changes_its_own_line_and_nothing_else(tmp_path):
+    """A signature that grows by thirty tokens must not push another definition out of the
+    committed map, nor pull one in: its line changes and no other."""
+    (tmp_path / "pkg").mkdir()
+    _shop_of_helpers(tmp_path)
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    before = (tmp_path / "REPOMAP.md").read_text()
+    old = next(line for line in before.splitlines() if line.startswith("def func") and line.endswith("int = 0) -> int:"))
+    grown = old.replace(") -> int:", ", argv: list[str] | None = None, labels: dict[str, str] | None = None) -> int:")
+    path = tmp_path / "pkg" / f"mod{old[8:old.index('_')]}.py"
+    path.write_text(path.read_text().replace(old, grown))
+    assert run("check", tmp_path, "--tokens", "1000").returncode == 1
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    assert (tmp_path / "REPOMAP.md").read_text() == before.replace(old, grown)
+    assert run("check", tmp_path, "--tokens", "1000").returncode == 0
