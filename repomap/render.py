@@ -116,6 +116,29 @@ class Renderer:
             kept.append(item)
         return kept
 
+    def shows(self, shown: list[Ranked], items: Sequence[Ranked]) -> bool:
+        """Whether a map of `shown` shows each of `items`: itself, or a definition of the same
+        kind and qualified name whose text is its text with one run of characters put in or
+        taken out (a copy without_copies shows once, or was shown once before one of them was
+        edited: a build-tagged twin whose signature grew). The files of the copies compared
+        are noted in `compared`."""
+        ids = {item.tag.id for item in shown}
+        named: dict[tuple[str, str], list[Tag]] = {}
+        for item in shown:
+            named.setdefault((item.tag.kind, item.tag.qualname), []).append(item.tag)
+        for item in items:
+            if item.tag.id in ids:
+                continue
+            text = self._text(item.tag)
+            twins = named.get((item.tag.kind, item.tag.qualname), [])
+            if not any(_kept_around_insertion(text, self._text(twin)) for twin in twins):
+                return False
+            self.compared.update([item.tag.path, *(twin.path for twin in twins)])
+        return True
+
+    def _text(self, tag: Tag) -> str:
+        return self.sources[tag.path][tag.start_byte:tag.end_byte].decode("utf-8", "replace")
+
     def estimate(self, item: Ranked, selection: list[Ranked]) -> int:
         """About what a definition adds to a map of `selection`: what it adds to its own file's
         part of the map, or what it costs alone in a file not shown yet."""
@@ -479,9 +502,9 @@ def select_committed(ranked: RankedList, budget: int, renderer: Renderer, previo
                      count: Callable[[str], int] = count_tokens) -> tuple[str, int, list[Ranked]]:
     """select's map for a committed map file that replaces the Markdown map `previous`: fitted
     to COMMITTED_FILL of the budget, unless the definitions `previous` shows still fit the
-    budget, fill COMMITTED_HOLD of it and include every definition of the longest prefix of
-    the ranking that fits that much; then those, so an edit that grows or shrinks a
-    signature a little changes its own lines and nothing else. Fitted anew, a map is kept
+    budget, fill COMMITTED_HOLD of it and show (Renderer.shows) every definition of the
+    longest prefix of the ranking that fits that much; then those, so an edit that grows or
+    shrinks a signature a little changes its own lines and nothing else. Fitted anew, a map is kept
     by the next as it is (its definitions hold): `check` on what `write` wrote agrees."""
     text, used, shown, offered = _selected(ranked, int(budget * COMMITTED_FILL), renderer, count)
     held = renderer.previous(markdown_sections(previous), offered) if previous else []
@@ -492,7 +515,7 @@ def select_committed(ranked: RankedList, budget: int, renderer: Renderer, previo
     if not budget * COMMITTED_HOLD <= held_used <= budget:
         return text, used, shown
     floor = longest_prefix(offered, int(budget * COMMITTED_HOLD), renderer.render, count)[0]
-    if {item.tag.id for item in offered[:floor]} <= {item.tag.id for item in held}:
+    if renderer.shows(held, offered[:floor]):
         return held_text, held_used, held
     return text, used, shown
 

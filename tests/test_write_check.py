@@ -187,3 +187,38 @@ def test_a_growing_signature_changes_its_own_line_and_nothing_else(tmp_path):
     assert run("write", tmp_path, "--tokens", "1000").returncode == 0
     assert (tmp_path / "REPOMAP.md").read_text() == before.replace(old, grown)
     assert run("check", tmp_path, "--tokens", "1000").returncode == 0
+
+
+TWIN = "def shared(value: int, scale: int = 1) -> int:\n    return value * scale\n"
+
+
+def _grow_one(root, old, tokens="1000"):
+    """Grow the signature line `old` of the map (as the test above) and return it grown."""
+    grown = old.replace(") -> int:", ", argv: list[str] | None = None, labels: dict[str, str] | None = None) -> int:")
+    path = next(p for p in sorted((root / "pkg").glob("*.py")) if old in p.read_text())
+    path.write_text(path.read_text().replace(old, grown, 1))
+    return grown
+
+
+def test_a_growing_signature_keeps_a_map_that_shows_a_copy_once(tmp_path):
+    """Two build-tagged twins hold the same function byte for byte, shown once (the map would
+    repeat its lines): the map still holds its definitions when another signature grows, and
+    when the twin it shows grows, the other twin, as it was, does not come in."""
+    (tmp_path / "pkg").mkdir()
+    _shop_of_helpers(tmp_path)
+    for name in ("twin_fast", "twin_slow"):
+        (tmp_path / "pkg" / f"{name}.py").write_text(TWIN)
+    for m in range(12):
+        with open(tmp_path / "pkg" / f"mod{m}.py", "a") as module:
+            module.write(f"\n\ndef use_shared{m}(value: int) -> int:\n    return shared(value)\n")
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    before = (tmp_path / "REPOMAP.md").read_text()
+    assert before.count("def shared(") == 1
+    for old in (next(line for line in before.splitlines() if line.startswith("def func") and line.endswith("int = 0) -> int:")),
+                "def shared(value: int, scale: int = 1) -> int:"):
+        grown = _grow_one(tmp_path, old)
+        assert run("check", tmp_path, "--tokens", "1000").returncode == 1
+        assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+        assert (tmp_path / "REPOMAP.md").read_text() == before.replace(old, grown)
+        assert run("check", tmp_path, "--tokens", "1000").returncode == 0
+        before = before.replace(old, grown)
