@@ -117,12 +117,12 @@ class Renderer:
         return kept
 
     def shows(self, shown: list[Ranked], items: Sequence[Ranked]) -> bool:
-        """Whether a map of `shown` shows each of `items`: itself, or a definition of the same
-        kind and qualified name whose text is its text with one run of characters put in or
-        taken out (a copy without_copies shows once, or was shown once before one of them was
-        edited: a build-tagged twin whose signature grew). The files of the copies compared
-        are noted in `compared`."""
-        ids = {item.tag.id for item in shown}
+        """Whether a map of `shown` shows each of `items`: itself, its lines as the header of a
+        definition inside it, or a definition of the same kind and qualified name whose text is
+        its text with one run of characters put in or taken out (a copy without_copies shows
+        once, or was shown once before one of them was edited: a build-tagged twin whose
+        signature grew). The files of the copies compared are noted in `compared`."""
+        ids = {item.tag.id for item in shown + self.headers(shown, items)}
         named: dict[tuple[str, str], list[Tag]] = {}
         for item in shown:
             named.setdefault((item.tag.kind, item.tag.qualname), []).append(item.tag)
@@ -135,6 +135,12 @@ class Renderer:
                 return False
             self.compared.update([item.tag.path, *(twin.path for twin in twins)])
         return True
+
+    def headers(self, shown: list[Ranked], items: Sequence[Ranked]) -> list[Ranked]:
+        """Those of `items` that enclose a definition of `shown`: a map of `shown` shows their
+        lines as its header."""
+        enclosing = {header.id for item in shown for header in self._enclosing(item.tag)}
+        return [item for item in items if item.tag.id in enclosing]
 
     def _text(self, tag: Tag) -> str:
         return self.sources[tag.path][tag.start_byte:tag.end_byte].decode("utf-8", "replace")
@@ -514,10 +520,16 @@ def select_committed(ranked: RankedList, budget: int, renderer: Renderer, previo
     held_used = count(held_text)
     if not budget * COMMITTED_HOLD <= held_used <= budget:
         return text, used, shown
-    floor = longest_prefix(offered, int(budget * COMMITTED_HOLD), renderer.render, count)[0]
-    if renderer.shows(held, offered[:floor]):
-        return held_text, held_used, held
-    return text, used, shown
+    floor = offered[:longest_prefix(offered, int(budget * COMMITTED_HOLD), renderer.render, count)[0]]
+    if not renderer.shows(held, floor):
+        return text, used, shown
+    # A header the ranking's prefix holds is part of the selection, as a fresh fit's: its
+    # rank places its file's section as before (stable_order).
+    kept = {item.tag.id for item in held + renderer.headers(held, floor)}
+    held = [item for item in offered if item.tag.id in kept]
+    held_text = renderer.render(held)
+    held_used = count(held_text)
+    return (held_text, held_used, held) if held_used <= budget else (text, used, shown)
 
 
 def _crowding(ranked: RankedList, shown: list[Ranked], budget: int, renderer: Renderer,

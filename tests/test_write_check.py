@@ -222,3 +222,29 @@ def test_a_growing_signature_keeps_a_map_that_shows_a_copy_once(tmp_path):
         assert (tmp_path / "REPOMAP.md").read_text() == before.replace(old, grown)
         assert run("check", tmp_path, "--tokens", "1000").returncode == 0
         before = before.replace(old, grown)
+
+
+ENGINE = ("class Engine:\n    def start(self, speed: int) -> int:\n        return speed\n\n"
+          "    def stop(\n" + "".join(f"        self_{k}: dict[str, list[int]] | None = None,\n" for k in range(80))
+          + "    ) -> None:\n        return None\n")
+
+
+def test_a_growing_signature_keeps_a_class_shown_as_the_header_of_its_method(tmp_path):
+    """A class the map selects shows as the header of its method (its other method left out):
+    read back from the map, it is the method's header, and the map still holds when another
+    signature grows, the class's section where it was."""
+    (tmp_path / "pkg").mkdir()
+    _shop_of_helpers(tmp_path)
+    (tmp_path / "pkg" / "engine.py").write_text(ENGINE)
+    for m in range(12):
+        with open(tmp_path / "pkg" / f"mod{m}.py", "a") as module:
+            module.write(f"\n\ndef use_engine{m}(value: int) -> int:\n    return Engine().start(value)\n")
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    before = (tmp_path / "REPOMAP.md").read_text()
+    assert "class Engine:" in before and "def start(" in before and "def stop(" not in before
+    old = next(line for line in before.splitlines() if line.startswith("def func") and line.endswith("int = 0) -> int:"))
+    grown = _grow_one(tmp_path, old)
+    assert run("check", tmp_path, "--tokens", "1000").returncode == 1
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    assert (tmp_path / "REPOMAP.md").read_text() == before.replace(old, grown)
+    assert run("check", tmp_path, "--tokens", "1000").returncode == 0
