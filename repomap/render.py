@@ -510,8 +510,9 @@ def select_committed(ranked: RankedList, budget: int, renderer: Renderer, previo
     to COMMITTED_FILL of the budget, unless the definitions `previous` shows still fit the
     budget, fill COMMITTED_HOLD of it and show (Renderer.shows) every definition of the
     longest prefix of the ranking that fits that much; then those, so an edit that grows or
-    shrinks a signature a little changes its own lines and nothing else. Fitted anew, a map is kept
-    by the next as it is (its definitions hold): `check` on what `write` wrote agrees."""
+    shrinks a signature a little changes its own lines and nothing else. Fitted anew, a map
+    is kept by the next as it is (its definitions hold): `check` on what `write` wrote
+    agrees."""
     text, used, shown, offered = _selected(ranked, int(budget * COMMITTED_FILL), renderer, count)
     held = renderer.previous(markdown_sections(previous), offered) if previous else []
     if not held or {item.tag.id for item in held} == {item.tag.id for item in shown}:
