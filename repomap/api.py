@@ -100,9 +100,9 @@ class RepoMap:
                  "hide_secondary": hide_secondary, "max_file_size": max_file_size, "parse_timeout": parse_timeout}
         self.options = config.options(self.root, given, settings, Path(template) if template else None, ignore)
         if self.options.template is not None:
-            from . import render
+            from . import templating
 
-            render.check_template(self.options.fmt, self.options.template)
+            templating.check_template(self.options.fmt, self.options.template)
         folder = (Path(cache_dir) if cache_dir else cache.default_dir()) if use_cache else None
         self.indexer = Indexer(self.root, folder, self.options.max_file_size, self.options.parse_timeout, progress)
         self.files = FileSet(self.root, self.options, self.indexer)

@@ -159,8 +159,8 @@ class Mapper:
     def preload(self) -> None:
         """Import what ranking and rendering a map need (numpy, jinja2) and read its template."""
         try:
-            from . import ranking, render  # noqa: F401
+            from . import ranking, render, templating  # noqa: F401
 
-            render.load_template(self.options.fmt, self.options.template)
+            templating.load_template(self.options.fmt, self.options.template)
         except Exception:  # not a degradation: the map's own imports and template say what failed, where they run
             pass
