@@ -34,7 +34,7 @@ WIDTH = 160
 ELIDED = "⋮"
 MAX_FILL_TRIES = 64
 # fit looks past the ranked cut, at the shown files' other definitions, only while the map is
-# under this share of its budget: the README's promise.
+# under this share of its budget: the README's promise (bench/RESULTS.md: render.fit).
 MIN_FILL = 0.9
 # How far past the longest prefix that fits fit looks for a definition that still fits: each
 # look renders that definition's file part, so one file of many small definitions would cost
