@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, RepoMapError
-from .tokens import ENCODINGS
+from .tokens import known
 
 # Every setting's default, for every front end (CLI, API, MCP server, llm loader).
 DEFAULTS = {
@@ -64,8 +64,7 @@ def options(root: Path, given: dict, settings: bool, template: Path | None, igno
         raise RepoMapError(f"no such template file: {template}")
     if chosen["format"] not in FORMATS:
         raise RepoMapError(f"unknown format {chosen['format']!r} (choose from {', '.join(FORMATS)})")
-    if chosen["encoding"] not in ENCODINGS:
-        raise RepoMapError(f"unknown encoding {chosen['encoding']!r} (choose from {', '.join(ENCODINGS)})")
+    known(chosen["encoding"])
     return Options(chosen["tokens"], chosen["encoding"], chosen["format"], template, _patterns(chosen["include"]),
                    _patterns(chosen["exclude"]), chosen["hide_secondary"], chosen["max_file_size"],
                    chosen["parse_timeout"], ignore)
