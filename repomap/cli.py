@@ -316,9 +316,14 @@ def _around() -> str | None:
     except OSError:  # a working folder removed meanwhile: the command says what it cannot open
         return None
     folders = [here, *here.parents]
-    found = next((f for f in folders if (f / ".git").exists()), None) or \
-        next((f for f in folders if (f / ".repomap.toml").is_file()), None)
+    found = next((f for f in folders if _marked_by(f) == "git"), None) or \
+        next((f for f in folders if _marked_by(f)), None)
     return None if found is None or found == here else str(found)
+
+
+def _marked_by(folder: Path) -> str:
+    """What marks a folder as a repository's root: "git", ".repomap.toml", or "" (nothing)."""
+    return "git" if (folder / ".git").exists() else ".repomap.toml" if (folder / ".repomap.toml").is_file() else ""
 
 
 def _settings(args: argparse.Namespace) -> dict:
@@ -496,9 +501,7 @@ def _summarize(args: argparse.Namespace, repo: RepoMap, files, notes: dict[str, 
     covered = repo.scanner.covered
     if notes is None:
         notes = covered.notes if covered is not None else {}
-    root = repo.root
-    found_by = "git" if (root / ".git").exists() else ".repomap.toml" if (root / ".repomap.toml").is_file() else ""
-    args.summary = status.Summary(str(root), found_by, list(files), dict(notes), dict(ignored or {}), tokens,
+    args.summary = status.Summary(str(repo.root), _marked_by(repo.root), list(files), dict(notes), dict(ignored or {}), tokens,
                                   repo.options.encoding)
 
 
