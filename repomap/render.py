@@ -439,7 +439,10 @@ def select_committed(ranked: RankedList, budget: int, renderer: Renderer, previo
         return text, used, shown
     # A header the ranking's prefix holds is part of the selection, as a fresh fit's: its
     # rank places its file's section as before (stable_order).
-    kept = {item.tag.id for item in held + renderer.headers(held, floor)}
+    headers = renderer.headers(held, floor)
+    if not headers:  # `held` is in the ranking's order already (Renderer.previous)
+        return held_text, held_used, held
+    kept = {item.tag.id for item in held + headers}
     held = [item for item in offered if item.tag.id in kept]
     held_text = renderer.render(held)
     held_used = count(held_text)
