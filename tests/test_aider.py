@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from uv import find_uv_bin
 
 from conftest import git, git_init, run
 from repomap import RepoMap
@@ -109,14 +110,12 @@ def test_without_aider_installed_the_command_says_how_to_get_it(shop):
 
 @pytest.fixture(scope="session")
 def aider_bin(wheel, tmp_path_factory) -> Path:
-    """The environment is made once a session, by this environment's pip (none is installed
-    in it) and without compiling every module of Aider's dependencies: Python compiles the
-    few that Aider imports as it does."""
+    """The environment is made once a session, by uv (the test extra installs it): pip spends
+    most of this test's time unpacking Aider's dependencies, uv a small part of it."""
     where = tmp_path_factory.mktemp("aider")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where / "venv")], check=True)
-    installed = subprocess.run([sys.executable, "-m", "pip", "--python", str(where / "venv/bin/python"), "install",
-                                "-q", "--no-compile", f"repomap[aider] @ {wheel.as_uri()}"],
-                               capture_output=True, text=True,
+    installed = subprocess.run([find_uv_bin(), "pip", "install", "-q", "--python", str(where / "venv/bin/python"),
+                                f"repomap[aider] @ {wheel.as_uri()}"], capture_output=True, text=True,
                                env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})  # not a checkout's
     assert installed.returncode == 0, installed.stderr[-2000:]
     return where / "venv/bin"
