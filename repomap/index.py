@@ -401,9 +401,11 @@ class Indexer:
         file's bytes hash as stored (touched, or changed and changed back), without tree-sitter
         or a worker: starting them costs a touched file's warm map more than the hash
         (bench/RESULTS.md: index.Indexer._tagged). The others go to workers, which read, hash
-        and parse, so no file's bytes wait in this process. Each loads its parsers before its
-        first job, not under a job's time limit (a broken query's warning comes here, once),
-        while this process goes on with `meanwhile`."""
+        and parse, so no file's bytes wait in this process. Their parsers and queries are
+        loaded here, before the workers fork and not under a job's time limit: each language's
+        query is compiled once in this process, not once in every worker, and the workers of
+        its next refresh start with them too. This process goes on with `meanwhile` while the
+        workers tag."""
         rest = []
         for job in jobs:
             answer = tagged[job] if job in tagged else _unchanged(job)
@@ -414,19 +416,8 @@ class Indexer:
         if rest:
             from . import render, workers  # noqa: F401  render: _tag's, imported before the workers fork
 
-            setup = _setup(rest)
-            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1, setup,
-                                   partial(self._meanwhile, meanwhile, setup))
-
-    def _meanwhile(self, meanwhile: Callable[[], None] | None, setup: Callable[[], None]) -> None:
-        """This process's work while workers tag: the caller's next step; and where this indexer
-        has refreshed before (a chat loop, the MCP server), the workers' own setup, so that the
-        workers of the next edit are forked ready and its map waits less for them
-        (bench/RESULTS.md: index.Indexer._meanwhile)."""
-        if meanwhile is not None:
-            meanwhile()
-        if self._last is not None:
-            setup()
+            _setup(rest)()
+            yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1, meanwhile=meanwhile)
 
     def _job(self, rel: str, count_terms: bool, stored: bool = True) -> TagJob:
         row = self._stored.get(rel) if stored else None

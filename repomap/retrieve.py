@@ -8,7 +8,6 @@ refused.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from dataclasses import dataclass
@@ -185,12 +184,13 @@ class Retriever:
         return answer
 
     def _parse_files(self, rels: list[str]) -> Iterator[tuple[str, tuple[bytes, list[Tag]] | str]]:
-        """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit."""
+        """(rel, (bytes, tags) or why not) per file, parsed now in workers under the time limit,
+        with the parsers and queries this process loads before they fork (Indexer._tagged)."""
         from . import workers
 
-        setup = functools.partial(tags.prepare, {tags.language_for(rel) for rel in rels} - {None})
+        tags.prepare({tags.language_for(rel) for rel in rels} - {None})
         jobs = [_ParseJob(str(self.root / rel), rel, self.indexer.max_file_size) for rel in rels]
-        for job, answer in workers.run(_parse, jobs, self.indexer.parse_timeout, os.cpu_count() or 1, setup):
+        for job, answer in workers.run(_parse, jobs, self.indexer.parse_timeout, os.cpu_count() or 1):
             yield job.rel, answer.reason if isinstance(answer, workers.Failed) else answer
 
 

@@ -211,8 +211,9 @@ def _query_source(name: str) -> str:
 
 
 def prepare(languages: set[str]) -> None:
-    """Load tree-sitter and compile these languages' queries: a worker's setup, done before
-    its first file, so that file's time limit is not spent on them."""
+    """Load tree-sitter and compile these languages' queries, before the first file, so that
+    its time limit is not spent on them: by a process before it forks its workers (they
+    inherit them), or by a worker forked without them."""
     for language in languages:
         rule = BY_CONTENT.get(language)
         for one in (rule.matched, rule.otherwise) if rule else (language,):
