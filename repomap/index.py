@@ -400,12 +400,12 @@ class Indexer:
         """(job, _tag_job's answer or workers.Failed) per job: from `tagged`, else here where the
         file's bytes hash as stored (touched, or changed and changed back), without tree-sitter
         or a worker: starting them costs a touched file's warm map more than the hash
-        (bench/RESULTS.md: index.Indexer._tagged). The others go to workers, which read, hash
-        and parse, so no file's bytes wait in this process. Their parsers and queries are
-        loaded here, before the workers fork and not under a job's time limit: each language's
-        query is compiled once in this process, not once in every worker, and the workers of
-        its next refresh start with them too. This process goes on with `meanwhile` while the
-        workers tag."""
+        (bench/RESULTS.md: index.Indexer._tagged, a touched file). The others go to workers,
+        which read, hash and parse, so no file's bytes wait in this process. Their parsers and
+        queries are loaded here, before the workers fork and not under a job's time limit: each
+        language's query is compiled once in this process, not once in every worker, and the
+        workers of its next refresh start with them too (bench/RESULTS.md: index.Indexer._tagged,
+        queries). This process goes on with `meanwhile` while the workers tag."""
         rest = []
         for job in jobs:
             answer = tagged[job] if job in tagged else _unchanged(job)
