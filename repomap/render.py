@@ -18,6 +18,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
+from . import words
 from .errors import RepoMapError, visible
 from .weights import (CHANGELOG_SECTIONS, COMMITTED_FILL, COMMITTED_HOLD, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN,
                       FILE_TOKENS_MAX, STABLE_ORDER)
@@ -176,10 +177,14 @@ class Renderer:
         lines, source = self._source_lines(path), self.sources[path]
         parts = {item.tag.id: signature_lines(item.tag, lines, source) for item in items}
         every: dict[int, str] = {}
+        names: dict[int, set[str]] = {}
         for tag in self.defs.get(path, ()):
-            every.update((n, visible(text)) for n, text in signature_lines(tag, lines, source).items())
+            own = signature_lines(tag, lines, source)
+            every.update((n, visible(text)) for n, text in own.items())
+            for n in own:
+                names.setdefault(n, set()).add(tag.name)
         more = _MORE.fullmatch(section[-1]) if section else None
-        matched = _shown_numbers(section[:-1] if more else section, every)
+        matched = _shown_numbers(section[:-1] if more else section, every, names)
         found = [item for item in items if parts[item.tag.id].keys() <= matched]
         headers = [item for item in found if any(_encloses(item.tag, other.tag) for other in found)]
         chosen = [item for item in found if item not in headers]
@@ -244,12 +249,14 @@ class Renderer:
                 and (defs[k].start_byte, defs[k].end_byte) != (tag.start_byte, tag.end_byte)]
 
 
-def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
-    """The numbers of the lines of `every` (a file's signature lines by number) that the lines
-    of a Markdown map's section show. A run of lines with no `⋮` between them is a run of
-    consecutive lines of the file: the first one, past the last run's, where each line is
-    the same or was before an edit that grew or shrank it, the most of them the same, then
-    the most of their text."""
+def _shown_numbers(section: list[str], every: dict[int, str], names: dict[int, set[str]]) -> set[int]:
+    """The numbers of the lines of `every` (a file's signature lines by number, each with the
+    `names` of the definitions it is a line of) that the lines of a Markdown map's section
+    show. A run of lines with no `⋮` between them is a run of consecutive lines of the file:
+    the first one, past the last run's, where each line is the same or was before an edit
+    that grew or shrank it, the most of them the same, then the most whose old text holds
+    their definition's name (an edit to a signature keeps its name: `logger()` grown is not
+    `error_logger()`, its old line with "error_" put in), then the most of their text."""
     numbers = sorted(every)
     matched: set[int] = set()
     last = 0
@@ -260,12 +267,13 @@ def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
         else:
             runs[-1].append(line)
     for run in filter(None, runs):
-        best, most = None, (-1, -1)
+        best, most = None, (-1, -1, -1)
         for start in numbers[bisect_right(numbers, last):]:
             now = [every.get(start + k) for k in range(len(run))]
             if all(line is not None and (line == was or _kept_around_insertion(was, line))
                    for was, line in zip(run, now)):
                 same = (sum(was == line for was, line in zip(run, now)),
+                        sum(not names[start + k].isdisjoint(words.tokens(was)) for k, was in enumerate(run)),
                         sum(_kept_around_insertion(was, line) for was, line in zip(run, now)))
                 best, most = (start, same) if same > most else (best, most)
                 if same[0] == len(run):
