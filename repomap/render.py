@@ -18,6 +18,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
+from . import words
 from .errors import RepoMapError, visible
 from .weights import (CHANGELOG_SECTIONS, COMMITTED_FILL, COMMITTED_HOLD, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN,
                       FILE_TOKENS_MAX, STABLE_ORDER)
@@ -175,9 +176,11 @@ class Renderer:
         path = items[0].tag.path
         lines, source = self._source_lines(path), self.sources[path]
         parts = {item.tag.id: signature_lines(item.tag, lines, source) for item in items}
-        every: dict[int, str] = {}
+        every: dict[int, _Line] = {}
         for tag in self.defs.get(path, ()):
-            every.update((n, visible(text)) for n, text in signature_lines(tag, lines, source).items())
+            for n, text in _signature_source(tag, lines, source).items():
+                names = every[n].names if n in every else set()
+                every[n] = _Line(visible(_clip(text)), visible(text.rstrip()), names | {tag.name})
         more = _MORE.fullmatch(section[-1]) if section else None
         matched = _shown_numbers(section[:-1] if more else section, every)
         found = [item for item in items if parts[item.tag.id].keys() <= matched]
@@ -244,12 +247,23 @@ class Renderer:
                 and (defs[k].start_byte, defs[k].end_byte) != (tag.start_byte, tag.end_byte)]
 
 
-def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
+class _Line(NamedTuple):
+    """A signature line of a file: as a map shows it (clipped to WIDTH), whole, and the names
+    of the definitions it is a line of."""
+
+    shown: str
+    whole: str
+    names: set[str]
+
+
+def _shown_numbers(section: list[str], every: dict[int, _Line]) -> set[int]:
     """The numbers of the lines of `every` (a file's signature lines by number) that the lines
     of a Markdown map's section show. A run of lines with no `⋮` between them is a run of
     consecutive lines of the file: the first one, past the last run's, where each line is
-    the same or was before an edit that grew or shrank it, the most of them the same, then
-    the most of their text."""
+    the same or was before an edit that grew or shrank it (_edited), the most of them the
+    same, then the most whose old text holds their definition's name (an edit to a signature
+    keeps its name: `logger()` grown is not `error_logger()`, its old line with "error_" put
+    in), then the most of their text."""
     numbers = sorted(every)
     matched: set[int] = set()
     last = 0
@@ -260,13 +274,14 @@ def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
         else:
             runs[-1].append(line)
     for run in filter(None, runs):
-        best, most = None, (-1, -1)
+        best, most = None, (-1, -1, -1)
         for start in numbers[bisect_right(numbers, last):]:
             now = [every.get(start + k) for k in range(len(run))]
-            if all(line is not None and (line == was or _kept_around_insertion(was, line))
+            if all(line is not None and (line.shown == was or _edited(was, line.whole))
                    for was, line in zip(run, now)):
-                same = (sum(was == line for was, line in zip(run, now)),
-                        sum(_kept_around_insertion(was, line) for was, line in zip(run, now)))
+                same = (sum(was == line.shown for was, line in zip(run, now)),
+                        sum(not line.names.isdisjoint(words.tokens(was)) for was, line in zip(run, now)),
+                        sum(_edited(was, line.whole) for was, line in zip(run, now)))
                 best, most = (start, same) if same > most else (best, most)
                 if same[0] == len(run):
                     break
@@ -274,6 +289,19 @@ def _shown_numbers(section: list[str], every: dict[int, str]) -> set[int]:
             matched.update(range(best, best + len(run)))
             last = best + len(run) - 1
     return matched
+
+
+def _edited(was: str, whole: str) -> int:
+    """How much of a map's line `was` a signature line (`whole`, not clipped to WIDTH) keeps
+    where an edit put a run of characters in or took one out (_kept_around_insertion), else 0.
+    A line the map clipped shows the start of its old text only: that start is kept where,
+    past what the two share, the rest of it comes later in `whole` (a run was put in before
+    it); a run taken out of a clipped line is not told from a line rewritten."""
+    if len(was) != WIDTH + 1 or not was.endswith("…"):
+        return _kept_around_insertion(was, whole)
+    start = was[:WIDTH]
+    head = len(os.path.commonprefix([start, whole]))
+    return WIDTH if start.strip() and whole.find(start[head:], head) >= 0 else 0
 
 
 def _kept_around_insertion(one: str, other: str) -> int:
@@ -331,8 +359,14 @@ class _Nesting(NamedTuple):
 
 
 def signature_lines(tag: Tag, lines: list[str], source: bytes) -> dict[int, str]:
-    """The lines a map shows of a definition (of its file's source_lines and bytes), by number;
-    a one-line body on the signature's last line is cut off."""
+    """The lines a map shows of a definition (of its file's source_lines and bytes), by number:
+    its _signature_source clipped to WIDTH."""
+    return {n: _clip(text) for n, text in _signature_source(tag, lines, source).items()}
+
+
+def _signature_source(tag: Tag, lines: list[str], source: bytes) -> dict[int, str]:
+    """A definition's signature lines, by number, whole; a one-line body on the signature's
+    last line is cut off."""
     last = min(tag.sig_end_line, len(lines))
     shown = {n: lines[n - 1] for n in range(tag.line, last + 1)}
     if tag.body_byte >= 0 and tag.end_line == last and last in shown:
@@ -340,7 +374,7 @@ def signature_lines(tag: Tag, lines: list[str], source: bytes) -> dict[int, str]
         if source.count(b"\n", 0, line_start) + 1 == last:
             head = source[line_start:tag.body_byte].decode("utf-8", errors="replace").rstrip()
             shown[last] = f"{head} …"
-    return {n: _clip(text) for n, text in shown.items()}
+    return shown
 
 
 def view(defs: list[Tag], source: bytes) -> bytes:

@@ -248,3 +248,52 @@ def test_a_growing_signature_keeps_a_class_shown_as_the_header_of_its_method(tmp
     assert run("write", tmp_path, "--tokens", "1000").returncode == 0
     assert (tmp_path / "REPOMAP.md").read_text() == before.replace(old, grown)
     assert run("check", tmp_path, "--tokens", "1000").returncode == 0
+
+
+def test_a_grown_signature_is_read_back_as_its_own_not_a_longer_named_neighbour(tmp_path):
+    """The map shows `logger` and not `error_logger` above it. Grown, `logger`'s line reads, in
+    the map's old line, as much like `error_logger`'s (that line with "error_" put in) as like
+    its own: the name decides, and the map holds (else the refit leaves a definition out)."""
+    (tmp_path / "pkg").mkdir()
+    _shop_of_helpers(tmp_path)
+    old = "def logger(level: int = 0) -> int:"
+    (tmp_path / "pkg" / "log.py").write_text(f"def error_logger(level: int = 0) -> int:\n    return 1\n\n\n{old}\n    return 0\n")
+    with open(tmp_path / "pkg" / "mod0.py", "a") as module:
+        module.write("\n\ndef use_logger(value: int) -> int:\n    return logger()\n")
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    before = (tmp_path / "REPOMAP.md").read_text()
+    assert old in before and "error_logger" not in before
+    grown = _grow_one(tmp_path, old)
+    assert run("check", tmp_path, "--tokens", "1000").returncode == 1
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    assert (tmp_path / "REPOMAP.md").read_text() == before.replace(old, grown)
+    assert run("check", tmp_path, "--tokens", "1000").returncode == 0
+
+
+def _clipped(line, width=160):
+    return line if len(line) <= width else line[:width] + "…"
+
+
+def test_a_signature_grown_past_the_map_width_is_read_back_as_its_own(tmp_path):
+    """A long signature line grows past the width a map clips its lines to, then grows again
+    before that width: each time, read back from the map (its old line whole, then clipped),
+    it is its own definition's, and the map holds (else the refit leaves a definition out)."""
+    (tmp_path / "pkg").mkdir()
+    _shop_of_helpers(tmp_path)
+    params = ", ".join(f"level{k}: int = {k}" for k in range(7))
+    old = f"def logger({params}) -> int:"
+    (tmp_path / "pkg" / "log.py").write_text(f"{old}\n    return 0\n")
+    with open(tmp_path / "pkg" / "mod0.py", "a") as module:
+        module.write("\n\ndef use_logger(value: int) -> int:\n    return logger()\n")
+    assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+    before = (tmp_path / "REPOMAP.md").read_text()
+    assert old in before
+    grown = old.replace(") -> int:", ", argv: list[str] | None = None, labels: dict[str, str] | None = None) -> int:")
+    front = grown.replace("def logger(", "def logger(verbose: bool = False, ")  # the map's line is clipped now
+    for line, edited in ((old, grown), (grown, front)):
+        (tmp_path / "pkg" / "log.py").write_text(f"{edited}\n    return 0\n")
+        assert run("check", tmp_path, "--tokens", "1000").returncode == 1
+        assert run("write", tmp_path, "--tokens", "1000").returncode == 0
+        assert (tmp_path / "REPOMAP.md").read_text() == before.replace(_clipped(line), _clipped(edited))
+        assert run("check", tmp_path, "--tokens", "1000").returncode == 0
+        before = before.replace(_clipped(line), _clipped(edited))
