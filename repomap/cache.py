@@ -65,7 +65,7 @@ class Listed(NamedTuple):
     hash: str  # the content hash; "" where the file could not be read or ran out of time
     timed_out: float | None  # the time limit its tagging ran out of (it may tag under a higher one), else None
     links: bytes  # the digest of what it defines and references (b"" if not tagged)
-    view: bytes  # the digest of what a map can show of it (render.view)
+    view: bytes  # the digest of what a map can show of it (signatures.view)
     notes: str  # why skipped, what was wrong with it: one a line
 
 

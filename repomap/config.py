@@ -28,7 +28,7 @@ DEFAULTS = {
 # (select, the time of day) overflow far beyond it.
 MAX_PARSE_TIMEOUT = 86_400.0
 FORMATS = ("text", "markdown", "json")  # of a map (templates/FORMAT.j2)
-VIEW_FORMATS = ("text", "markdown")  # whose templates show of a file its path, language and lines alone (render.view)
+VIEW_FORMATS = ("text", "markdown")  # whose templates show of a file its path, language and lines alone (signatures.view)
 ANSWER_FORMATS = ("text", "json")  # of a search, retrieve or refs answer
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot", "html")  # of the ranked graph (export.py)
 KEYS = {key: type(value) for key, value in DEFAULTS.items()}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .config import GRAPH_FORMATS
 from .errors import RepoMapError, json_text, visible
-from .render import signatures
+from .signatures import signatures
 from .templating import packaged_template
 from .tags import language_for
 

@@ -12,7 +12,7 @@ from itertools import starmap
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
-from . import cache, discover, memory, tags
+from . import cache, discover, memory, signatures, tags
 from .config import DEFAULTS
 from .errors import Changed
 from .payload import (KEPT_ONCE_STORED, NO_DEFS, NO_TERMS, READ, FileInfo, Known, decode_payload, encode_payload,
@@ -321,7 +321,7 @@ class Indexer:
     @staticmethod
     def links_and_views(infos: dict[str, FileInfo]) -> tuple[str, str]:
         """A digest of what every file defines and references (the reference graph's input),
-        and one of what a text or Markdown map can show of every file (render.view)."""
+        and one of what a text or Markdown map can show of every file (signatures.view)."""
         files = sorted(infos.items())
         return (_digest(f"{rel}\0{info.links.hex()}" for rel, info in files),
                 _digest(f"{rel}\0{info.view.hex()}" for rel, info in files))
@@ -414,7 +414,7 @@ class Indexer:
             else:
                 rest.append(job)
         if rest:
-            from . import render, workers  # noqa: F401  render: _tag's, imported before the workers fork
+            from . import workers
 
             _setup(rest)()
             yield from workers.run(_tag_job, rest, self.parse_timeout, os.cpu_count() or 1, meanwhile=meanwhile)
@@ -517,9 +517,7 @@ def _tag(job: TagJob) -> Tagged:
         if tag.role == "ref":
             refs.setdefault(tag.name, [0, 0, 0])[_BUCKET.get(tag.kind, 0)] += 1
     counts = array("I", [n for name in refs for n in refs[name]])
-    from .render import view
-
-    payload = encode_payload(file_info(defs, tuple(refs), counts, view(defs, data)), tuple(notes))
+    payload = encode_payload(file_info(defs, tuple(refs), counts, signatures.view(defs, data)), tuple(notes))
     if not job.count_terms:
         return Tagged(digest, payload, None)
     from .terms import file_terms

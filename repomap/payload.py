@@ -32,7 +32,7 @@ class FileInfo:
     def_names: tuple[str, ...]  # each name it defines outside function bodies, once (interned)
     def_methods: bytes  # per def_name, 1 when every such definition of it is a method
     def_lines: array  # per def_name, the lines of its longest definition here (a stub is short)
-    view: bytes  # what a text or Markdown map can show of the file, as a digest (render.view)
+    view: bytes  # what a text or Markdown map can show of the file, as a digest (signatures.view)
     links: bytes = b""  # a digest of the fields above but rows and view, and of every definition's name
     _defs: list[Tag] | None = field(default=None, repr=False, compare=False)
 

@@ -7,7 +7,6 @@ the order of their best definition, so a cut-off prompt keeps the best part.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from bisect import bisect_right
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTu
 
 from . import words
 from .errors import RepoMapError, visible
+from .signatures import WIDTH, clip, signature_lines, signature_source, signature_text, source_lines
 from .weights import (CHANGELOG_SECTIONS, COMMITTED_FILL, COMMITTED_HOLD, FILE_SHARE, FILE_SHARE_MAX, FILE_SHARE_MIN,
                       FILE_TOKENS_MAX, STABLE_ORDER)
 from .tags import Tag, language_for
@@ -29,7 +29,6 @@ from .tokens import count_tokens
 if TYPE_CHECKING:
     from .ranking import Ranked, RankedList
 
-WIDTH = 160
 ELIDED = "⋮"
 MAX_FILL_TRIES = 64
 # fit looks past the ranked cut, at the shown files' other definitions, only while the map is
@@ -178,9 +177,9 @@ class Renderer:
         parts = {item.tag.id: signature_lines(item.tag, lines, source) for item in items}
         every: dict[int, _Line] = {}
         for tag in self.defs.get(path, ()):
-            for n, text in _signature_source(tag, lines, source).items():
+            for n, text in signature_source(tag, lines, source).items():
                 names = every[n].names if n in every else set()
-                every[n] = _Line(visible(_clip(text)), visible(text.rstrip()), names | {tag.name})
+                every[n] = _Line(visible(clip(text)), visible(text.rstrip()), names | {tag.name})
         more = _MORE.fullmatch(section[-1]) if section else None
         matched = _shown_numbers(section[:-1] if more else section, every)
         found = [item for item in items if parts[item.tag.id].keys() <= matched]
@@ -358,75 +357,9 @@ class _Nesting(NamedTuple):
         return chain
 
 
-def signature_lines(tag: Tag, lines: list[str], source: bytes) -> dict[int, str]:
-    """The lines a map shows of a definition (of its file's source_lines and bytes), by number:
-    its _signature_source clipped to WIDTH."""
-    return {n: _clip(text) for n, text in _signature_source(tag, lines, source).items()}
-
-
-def _signature_source(tag: Tag, lines: list[str], source: bytes) -> dict[int, str]:
-    """A definition's signature lines, by number, whole; a one-line body on the signature's
-    last line is cut off."""
-    last = min(tag.sig_end_line, len(lines))
-    shown = {n: lines[n - 1] for n in range(tag.line, last + 1)}
-    if tag.body_byte >= 0 and tag.end_line == last and last in shown:
-        line_start = source.rfind(b"\n", 0, tag.body_byte) + 1
-        if source.count(b"\n", 0, line_start) + 1 == last:
-            head = source[line_start:tag.body_byte].decode("utf-8", errors="replace").rstrip()
-            shown[last] = f"{head} …"
-    return shown
-
-
-def view(defs: list[Tag], source: bytes) -> bytes:
-    """A digest of all that a text or Markdown map (config.VIEW_FORMATS) can show of a file, by
-    the rules that show it (signature_lines, Renderer._new_file_view): each definition's kind,
-    qualified name and shown lines, and where its bytes begin and end among the others' (which
-    encloses which). Lines are numbered with each run of lines no signature shows counted as
-    one, and bytes by their order alone, so an edit inside a body leaves the digest as it was,
-    as it leaves these maps (RepoMap.build keeps them)."""
-    lines = source_lines(source)
-    shown = [signature_lines(tag, lines, source) for tag in defs]
-    place: dict[int, int] = {}
-    at = previous = 0
-    for number in sorted({n for part in shown for n in part}):
-        at += 1 if number == previous + 1 else 2  # a gap is a gap, however long
-        place[number] = at
-        previous = number
-    order = {b: k for k, b in enumerate(sorted({t.start_byte for t in defs} | {t.end_byte for t in defs}))}
-    parts = [(t.kind, t.qualname, order[t.start_byte], order[t.end_byte], [(place[n], text) for n, text in part.items()])
-             for t, part in zip(defs, shown)]
-    # repr, not marshal: marshal's bytes vary with reference counts
-    return hashlib.blake2b(repr((parts, previous < len(lines))).encode(), digest_size=8).digest()
-
-
-def _clip(line: str) -> str:
-    line = line.rstrip()
-    return line if len(line) <= WIDTH else line[:WIDTH] + "…"
-
-
 def _symbol(tag: Tag, lines: list[str]) -> dict:
     return {"id": tag.id, "name": tag.name, "kind": tag.kind, "line": tag.line, "end_line": tag.end_line,
             "signature": signature_text(tag, lines)}
-
-
-def signature_text(tag: Tag, lines: list[str]) -> str:
-    """A definition's signature lines (of its file's source_lines), stripped and joined by newlines."""
-    last = min(tag.sig_end_line, len(lines))
-    if last == tag.line:  # most are one line: no generator (file_terms takes one per definition)
-        return _clip(lines[last - 1]).strip()
-    return "\n".join(_clip(lines[n - 1]).strip() for n in range(tag.line, last + 1))
-
-
-def signatures(tags: list[Tag], source: bytes) -> dict[str, str]:
-    """Each definition's signature lines, stripped and joined by newlines, by ID."""
-    lines = source_lines(source)
-    return {t.id: signature_text(t, lines) for t in tags if t.role == "def"}
-
-
-def source_lines(source: bytes) -> list[str]:
-    """A file's lines as tree-sitter counts them: split at \n only (a form feed is not a line end)."""
-    lines = source.decode("utf-8", errors="replace").split("\n")
-    return [line.rstrip("\r") for line in lines] if b"\r" in source else lines
 
 
 def select(ranked: RankedList, budget: int, renderer: Renderer, count: Callable[[str], int] = count_tokens

@@ -24,7 +24,7 @@ class Scan:
     notes: dict[str, int]
     state: str  # a digest of the files' contents
     links: str  # a digest of what the files define and reference: what the graph and names are made of
-    views: str  # a digest of what a text or Markdown map can show of the files (render.view)
+    views: str  # a digest of what a text or Markdown map can show of the files (signatures.view)
     evidence: str  # a digest of what picks the copy of two mirror folders, in `links` too (mirrors.Pairs)
 
     def defs(self) -> Mapping[str, list[Tag]]:

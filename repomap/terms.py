@@ -13,7 +13,7 @@ from collections import Counter
 from itertools import chain
 from operator import mul
 
-from .render import signature_text, source_lines
+from .signatures import signature_text, source_lines
 from .tags import Tag
 from .weights import DATA, LONG, NAME_WEIGHT, PROSE
 from .words import compound_names, memo, token_terms, tokens
