@@ -14,6 +14,13 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHECKOUT = Path(__file__).resolve().parents[1]
+# The tests' scratch files (tmp_path, the cache folder, their subprocesses' temporary files)
+# go to memory where Linux offers it (/dev/shm): the suite makes and removes hundreds of
+# thousands of files (a tree wider than 2^16 files, the real Aider's environment), which a
+# disk makes slow and its speed uneven from run to run.
+if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) and "TMPDIR" not in os.environ:
+    os.environ["TMPDIR"] = "/dev/shm"
+    tempfile.tempdir = None  # read TMPDIR again
 # Every test run, and each of its workers (pytest-xdist), gets its own cache folder, for the CLI
 # and the library alike.
 CACHE_DIR = tempfile.mkdtemp(prefix="repomap-test-cache-")

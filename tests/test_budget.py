@@ -2,12 +2,15 @@
 and is the same bytes whatever the hash seed."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import tiktoken
 
-from conftest import FIXTURES, run, run_process
+from conftest import FIXTURES, run
 from repomap import RepoMap
 
 OWN_TREE = Path(__file__).resolve().parents[1]
@@ -52,14 +55,23 @@ def test_small_repository_shows_everything_under_a_large_budget():
     assert "test_total" in result.text
 
 
-@pytest.mark.parametrize("args", [[], ["--query", "rank the files by pagerank and render signatures"]])
-def test_same_bytes_under_different_hash_seeds(tmp_path, args):
-    """Each seed's map is made from nothing (a cache folder of its own), not read back from another's."""
-    outputs = {run_process("map", OWN_TREE, "--tokens", "900", "--exclude", "tests/fixtures", *args,
-                           "--cache-dir", tmp_path / seed, env={"PYTHONHASHSEED": seed}).stdout
+SEEDED = """
+import sys
+from repomap import RepoMap
+repo = RepoMap(sys.argv[1], cache_dir=sys.argv[2], exclude=["tests/fixtures"])
+print(repo.build(tokens=900).text, repo.build(query=sys.argv[3], tokens=900).text, sep="\\0")
+"""
+
+
+def test_same_bytes_under_different_hash_seeds(tmp_path):
+    """A map and a query's map, each seed's made from nothing (a cache folder of its own)."""
+    query = "rank the files by pagerank and render signatures"
+    outputs = {subprocess.run([sys.executable, "-c", SEEDED, OWN_TREE, tmp_path / seed, query], capture_output=True,
+                              text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=True, timeout=300).stdout
                for seed in ("0", "1", "4242")}
     assert len(outputs) == 1
-    assert outputs.pop().strip()
+    plain, queried = outputs.pop().split("\0")
+    assert plain.strip() and queried.strip() and plain != queried
 
 
 def generate_large_modules(root: Path, modules: int = 6, methods: int = 40, users: int = 20) -> None:

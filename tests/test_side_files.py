@@ -201,7 +201,7 @@ def test_a_kept_repomap_never_shows_one_version_s_tags_with_the_other_s_text(tmp
     editor.start()
     try:
         maps = []
-        for _ in range(300):
+        for _ in range(150):
             try:
                 maps.append(kept.build().text)
             except Changed:
