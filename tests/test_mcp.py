@@ -1,5 +1,6 @@
 """The MCP server, driven by the SDK's own client over a real stdio subprocess."""
 
+import contextlib
 import json
 import os
 import sys
@@ -7,6 +8,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from conftest import FIXTURES, run
@@ -15,18 +17,34 @@ from repomap.tokens import count_tokens
 REPO = str(FIXTURES / "repo")
 
 
-def session_run(body, repo=REPO):
-    """Start `repomap mcp` on a repository (the fixture's by default) and run `body(session)` against it."""
+@contextlib.asynccontextmanager
+async def _session(repo: str):
+    """A client session with `repomap mcp` serving `repo`, started for it."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "repomap", "mcp", str(repo)],
                                    env={**os.environ}, cwd=str(repo))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
 
+
+def session_run(body, repo=REPO):
+    """Start `repomap mcp` on a repository (the fixture's by default) and run `body(session)` against it."""
     async def main():
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                return await body(session)
+        async with _session(repo) as session:
+            return await body(session)
 
     return anyio.run(main)
+
+
+@pytest.fixture(scope="module")
+def served():
+    """`body(session)` run against one server of the fixture repository, shared by the tests
+    of what the tools answer: their calls change nothing, and a server's start is most of
+    such a test's time. The tests of a server's start and of its life start their own."""
+    with anyio.from_thread.start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(_session(REPO)) as session:
+        yield lambda body: portal.call(body, session)
 
 
 def payload(result):
@@ -34,11 +52,11 @@ def payload(result):
     return result.structured_content if result.structured_content else json.loads(result.content[0].text)
 
 
-def test_tool_list_is_small_and_read_only():
+def test_tool_list_is_small_and_read_only(served):
     async def body(session):
         return (await session.list_tools()).tools
 
-    tools = session_run(body)
+    tools = served(body)
     assert sorted(t.name for t in tools) == ["repo_map", "retrieve", "search"]
     assert all(t.annotations.read_only_hint for t in tools)
     listing = json.dumps([{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
@@ -46,13 +64,13 @@ def test_tool_list_is_small_and_read_only():
     assert count_tokens(listing) <= 600, count_tokens(listing)
 
 
-def test_each_tool_answers_with_token_figures():
+def test_each_tool_answers_with_token_figures(served):
     async def body(session):
         return (await session.call_tool("repo_map", {"query": "cart total", "tokens": 200}),
                 await session.call_tool("search", {"query": "format money"}),
                 await session.call_tool("retrieve", {"ids": ["shop/money.py::format_money#function"]}))
 
-    answers = session_run(body)
+    answers = served(body)
     for answer in answers:  # the text a client shows the model, counted exactly, and sent once
         assert answer.structured_content is None and len(answer.content) == 1
         assert json.loads(answer.content[0].text)["_meta"]["tokens"] == count_tokens(answer.content[0].text)
@@ -66,7 +84,7 @@ def test_each_tool_answers_with_token_figures():
         assert set(answer["_meta"]) == {"tokens", "file_tokens", "tokens_saved", "ms"}
 
 
-def test_bad_arguments_are_tool_errors_and_the_server_stays_up():
+def test_bad_arguments_are_tool_errors_and_the_server_stays_up(served):
     async def body(session):
         missing = await session.call_tool("retrieve", {"ids": ["shop/nope.py::x"]})
         outside = await session.call_tool("retrieve", {"ids": ["../../etc/passwd::x"]})
@@ -76,44 +94,44 @@ def test_bad_arguments_are_tool_errors_and_the_server_stays_up():
         still = await session.call_tool("search", {"query": "cart"})
         return missing, outside, wrong_type, too_big, unknown, still
 
-    *errors, still = session_run(body)
+    *errors, still = served(body)
     assert all(e.is_error for e in errors)
     assert "no source file" in errors[0].content[0].text
     assert "refused" in errors[1].content[0].text
     assert payload(still)["results"]
 
 
-def test_a_map_costs_its_budget_as_the_client_gets_it():
+def test_a_map_costs_its_budget_as_the_client_gets_it(served):
     """The JSON around the map, and the escapes of its line breaks and quotes, are paid from the budget."""
     async def body(session):
         return {n: (await session.call_tool("repo_map", {"query": "cart total", "tokens": n})).content[0].text
                 for n in (100, 300)}
 
-    sizes = {n: count_tokens(text) for n, text in session_run(body).items()}
+    sizes = {n: count_tokens(text) for n, text in served(body).items()}
     assert all(size <= n for n, size in sizes.items()), sizes
     assert all(size >= n * 0.8 for n, size in sizes.items()), sizes  # and the map still fills it
 
 
-def test_every_error_is_json_with_its_cost():
+def test_every_error_is_json_with_its_cost(served):
     async def body(session):
         return [await session.call_tool(name, arguments) for name, arguments in (
             ("retrieve", {"ids": ["shop/nope.py::x"]}), ("retrieve", {"ids": ["../../etc/passwd::x"]}),
             ("repo_map", {"focus": ["../outside.py"]}), ("repo_map", {"tokens": "abc"}), ("repo_map", {"tokens": -1}),
             ("retrieve", {}), ("repo_map", {"max_tokens": 5}), ("no_such_tool", {}))]
 
-    errors = session_run(body)
+    errors = served(body)
     assert all(e.is_error and set(json.loads(e.content[0].text)) == {"error", "_meta"}
                and json.loads(e.content[0].text)["_meta"]["tokens"] == count_tokens(e.content[0].text)
                for e in errors), [e.content[0].text for e in errors]
 
 
-def test_a_wrong_argument_is_one_line_naming_it():
+def test_a_wrong_argument_is_one_line_naming_it(served):
     async def body(session):
         return [await session.call_tool(name, arguments) for name, arguments in (
             ("repo_map", {"tokens": "abc"}), ("retrieve", {}), ("search", {"query": "cart", "limit": [1]}),
             ("no_such_tool", {}))]
 
-    said = [json.loads(e.content[0].text)["error"] for e in session_run(body)]
+    said = [json.loads(e.content[0].text)["error"] for e in served(body)]
     assert said == ["tokens: Input should be a valid integer, unable to parse string as an integer",
                     "ids: Field required", "limit: Input should be a valid integer",
                     "no tool 'no_such_tool' (the tools: repo_map, retrieve, search)"]
@@ -129,8 +147,10 @@ def test_two_hundred_calls_do_not_grow():
             utime, stime = f.read().rsplit(")", 1)[1].split()[11:13]
         return rss, (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
 
+    others = _servers()  # the shared one's, where it is up
+
     async def body(session):
-        pid, = _servers()
+        pid, = _servers() - others
         seen = {}
         for i in range(200):
             if i in (20, 40, 180):
@@ -160,14 +180,14 @@ def _is_server(pid):
         return False
 
 
-def test_agents_are_told_what_they_got_wrong():
+def test_agents_are_told_what_they_got_wrong(served):
     async def body(session):
         return (await session.call_tool("repo_map", {"max_tokens": "lots"}),
                 await session.call_tool("repo_map", {"focus": ["shop/nope.py"]}),
                 await session.call_tool("retrieve", {"ids": ["shop/money.py::format_money#function", "shop/nope.py::x"]}),
                 await session.call_tool("retrieve", {"ids": ["shop/cart.py::Cart.total#method", "shop/cart.py::Cart#class"]}))
 
-    misspelt, missing_focus, mixed, nested = session_run(body)
+    misspelt, missing_focus, mixed, nested = served(body)
     method, whole = payload(nested)["results"]
     assert method == {"id": "shop/cart.py::Cart.total#method", "lines": method["lines"], "inside": "shop/cart.py::Cart#class"}
     assert whole["source"].startswith("class Cart:") and "    def total(" in whole["source"]
