@@ -33,12 +33,12 @@ def signature_source(tag: Tag, lines: list[str], source: bytes) -> dict[int, str
 
 
 def view(defs: list[Tag], source: bytes) -> bytes:
-    """A digest of all that a text or Markdown map (config.VIEW_FORMATS) can show of a file, by
-    the rules that show it (signature_lines, render.Renderer._new_file_view): each definition's kind,
-    qualified name and shown lines, and where its bytes begin and end among the others' (which
-    encloses which). Lines are numbered with each run of lines no signature shows counted as
-    one, and bytes by their order alone, so an edit inside a body leaves the digest as it was,
-    as it leaves these maps (RepoMap.build keeps them)."""
+    """A digest of all that a text or Markdown map (config.VIEW_FORMATS) can show of a file,
+    by the rules that show it (signature_lines, render.Renderer._new_file_view): each
+    definition's kind, qualified name and shown lines, and where its bytes begin and end
+    among the others' (which encloses which). Lines are numbered with each run of lines no
+    signature shows counted as one, and bytes by their order alone, so an edit inside a body
+    leaves the digest as it was, as it leaves these maps (RepoMap.build keeps them)."""
     lines = source_lines(source)
     shown = [signature_lines(tag, lines, source) for tag in defs]
     place: dict[int, int] = {}
