@@ -42,14 +42,16 @@ class AiderRepoMap:
         self.last_map: str | None = None
         self.map_processing_time = 0.0
         self.slow_map = SLOW_MAP  # a caller (a test) may set it, rather than depend on how fast a map is made
+        self.engine: RepoMap | None = None  # none where the settings turn the map off
         try:  # settings from .repomap.toml; Aider's budget is passed on each call
             self.engine = RepoMap(self.root, fmt="text")  # a prompt preamble, whatever format the settings name
         except RepoMapError as exc:
             self._turn_off(exc)
 
     def token_count(self, text: str) -> int:
-        """Exact cl100k_base tokens (Aider samples lines and estimates)."""
-        return count_tokens(text)
+        """Exact tokens of the encoding the map is fitted in (the settings', else cl100k_base),
+        where Aider samples lines and estimates."""
+        return count_tokens(text, self.engine.options.encoding) if self.engine else count_tokens(text)
 
     def get_repo_map(self, chat_files: Iterable[str], other_files: Iterable[str],
                      mentioned_fnames: Iterable[str] | None = None, mentioned_idents: Iterable[str] | None = None,

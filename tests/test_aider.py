@@ -13,6 +13,7 @@ from uv import find_uv_bin
 from conftest import git, git_init, run
 from repomap import RepoMap
 from repomap.aider_drop_in import AiderRepoMap
+from repomap.tokens import count_tokens
 
 PREFIX = "Files of the {other}repository:\n"
 
@@ -63,6 +64,15 @@ def test_the_settings_file_applies_and_aiders_budget_wins(shop):
     text = AiderRepoMap(400, shop).get_repo_map({str(shop / "shop/cart.py")}, _files(shop))
     assert "web/" not in text and "svc/main.go" in text
     assert text == RepoMap(shop).build(focus=[str(shop / "shop/cart.py")], tokens=400).text
+
+
+def test_token_count_counts_in_the_settings_encoding(shop):
+    """What Aider's verbose line reports of the map is counted as the map was fitted."""
+    text = "Größenänderung der Übersichtskarte: 令牌预算 🙂 " * 20
+    assert count_tokens(text, "o200k_base") != count_tokens(text)
+    assert AiderRepoMap(400, shop).token_count(text) == count_tokens(text)
+    (shop / ".repomap.toml").write_text('encoding = "o200k_base"\n')
+    assert AiderRepoMap(400, shop).token_count(text) == count_tokens(text, "o200k_base")
 
 
 def test_no_map_without_budget_or_other_files(shop):
