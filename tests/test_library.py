@@ -1,6 +1,8 @@
 """The API a chat loop calls every turn."""
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -112,13 +114,39 @@ def test_a_kept_repomaps_scan_after_edits_equals_a_fresh_ones(shop, tmp_path):
     assert seen == [(True, False), (False, True), (False, False), (False, False), (False, False)] * 2
 
 
-def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_path, monkeypatch):
+FORKED = """
+import os, sys
+from repomap import RepoMap, discover
+
+shop, cache_dir = sys.argv[1:]
+assert "numpy" not in sys.modules  # a fresh process: the child's stamps overlap its import
+there, repo_map = discover.Tally(), RepoMap(shop, cache_dir=cache_dir)
+answer = repo_map.files.forked_stamps(there, False, lambda: None)
+assert answer is not None, "no child was forked"
+stamps, tagged = answer
+assert "new/added.py" in stamps
+assert sorted(job.rel for job in tagged) == ["new/added.py", "shop/cart.py"], tagged
+fresh, here, listed, answered = RepoMap(shop, cache_dir=cache_dir), discover.Tally(), [], []
+scandir, found = os.scandir, discover.Snapshot.found
+os.scandir = lambda path=".": listed.append(path) or scandir(path)
+discover.Snapshot.found = lambda self, tally: answered.append(1) or found(self, tally)
+assert (stamps, there.counts, there.ignored) == (fresh.files.stamps(None, [], here), here.counts, here.ignored)
+assert listed == [] and answered == [1], (listed, answered)  # the stored walk answers: no folder listed again
+os.scandir, discover.Snapshot.found = scandir, found
+scan = repo_map.scanner.scan(stamps, there, count_terms=False, tagged=tagged)
+assert repo_map.indexer.changed == 2
+uncached = RepoMap(shop, use_cache=False).scan(count_terms=False)
+assert (scan.links, scan.views, scan.state) == (uncached.links, uncached.views, uncached.state)
+assert {rel: info.defs for rel, info in scan.infos.items()} == {rel: info.defs for rel, info in uncached.infos.items()}
+"""
+
+
+def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_path):
     """After a ranked map the CLI's next one stamps the files, and tags those changed since,
     in a forked child while it imports numpy: the stamps, the tally and the files' tags are
     those this process makes, and the walk the child made again (a folder was added) is
-    stored, so the next process's walk is one stat a folder."""
-    from repomap import discover, fileset, workers
-
+    stored, so the next process's walk is one stat a folder. In a process of its own, which
+    has not loaded numpy yet, as the CLI's has not."""
     cache_dir = tmp_path / "cache"
     RepoMap(shop, cache_dir=cache_dir).scan(count_terms=False)  # tags and a walk stored
     (shop / "new").mkdir()
@@ -127,25 +155,9 @@ def test_stamps_and_tags_made_by_a_forked_child_equal_those_made_here(shop, tmp_
     cart.write_text(cart.read_text().replace("        return sum(", "        # grown\n        return sum("))
     for folder in (shop, shop / "new"):  # changed in the past: a listing of this clock tick is not kept
         os.utime(folder, (time.time() - 60, time.time() - 60))
-    forks, forked = [], workers.forked
-    monkeypatch.setattr(fileset, "_forks_cleanly", lambda: True)  # numpy is loaded in this process
-    monkeypatch.setattr(workers, "forked", lambda *args: forks.append(1) or forked(*args))
-    there, repo_map = discover.Tally(), RepoMap(shop, cache_dir=cache_dir)
-    stamps, tagged = repo_map.files.forked_stamps(there, False, lambda: None)
-    assert forks == [1] and "new/added.py" in stamps
-    assert sorted(job[1] for job in tagged) == ["new/added.py", "shop/cart.py"]
-    fresh, here, listed, answered = RepoMap(shop, cache_dir=cache_dir), discover.Tally(), [], []
-    with monkeypatch.context() as patch:  # the stored walk answers: no folder is listed again
-        scandir, found = os.scandir, discover.Snapshot.found
-        patch.setattr(os, "scandir", lambda path=".": listed.append(path) or scandir(path))
-        patch.setattr(discover.Snapshot, "found", lambda self, tally: answered.append(1) or found(self, tally))
-        assert (stamps, there.counts, there.ignored) == (fresh.files.stamps(None, [], here), here.counts, here.ignored)
-    assert listed == [] and answered == [1]
-    scan = repo_map.scanner.scan(stamps, there, count_terms=False, tagged=tagged)
-    assert repo_map.indexer.changed == 2
-    uncached = RepoMap(shop, use_cache=False).scan(count_terms=False)
-    assert (scan.links, scan.views, scan.state) == (uncached.links, uncached.views, uncached.state)
-    assert {rel: info.defs for rel, info in scan.infos.items()} == {rel: info.defs for rel, info in uncached.infos.items()}
+    result = subprocess.run([sys.executable, "-c", FORKED, shop, cache_dir], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
 
 
 @pytest.mark.long
