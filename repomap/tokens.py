@@ -82,10 +82,11 @@ def known(name: str) -> Encoding:
 
 
 @lru_cache(maxsize=len(ENCODINGS))
-def _encoding(name: str = DEFAULT):
-    """The tokenizer, loaded on first use: a map whose lines' counts are remembered never
-    needs it. The table is read here, not by tiktoken's loader: a2b_base64 over the split
-    file is faster than its per-line b64decode (bench/RESULTS.md: tokens._encoding)."""
+def tokenizer(name: str = DEFAULT):
+    """The tokenizer of an encoding (tiktoken's Encoding), loaded on first use: a map whose
+    lines' counts are remembered never needs it. The table is read here, not by tiktoken's
+    loader: a2b_base64 over the split file is faster than its per-line b64decode
+    (bench/RESULTS.md: tokens.tokenizer)."""
     import gzip
 
     import tiktoken
@@ -111,7 +112,7 @@ def _encoding(name: str = DEFAULT):
 
 def count_tokens(text: str, encoding: str = DEFAULT) -> int:
     """The number of tokens of `encoding` in `text`, special-token strings counted as plain text."""
-    return len(_encoding(encoding).encode(text, disallowed_special=()))
+    return len(tokenizer(encoding).encode(text, disallowed_special=()))
 
 
 class LineCounts:

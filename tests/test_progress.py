@@ -173,7 +173,7 @@ def test_o200k_base_is_tiktokens_own_encoding_over_the_table_bpe_openai_ships(mo
 
     from repomap import tokens
 
-    ours = tokens._encoding("o200k_base")
+    ours = tokens.tokenizer("o200k_base")
 
     def table(url, expected_hash):
         assert expected_hash == tokens.ENCODINGS["o200k_base"].sha256
