@@ -15,10 +15,22 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 CHECKOUT = Path(__file__).resolve().parents[1]
 # The tests' scratch files (tmp_path, the cache folder, their subprocesses' temporary files)
-# go to memory where Linux offers it (/dev/shm): the suite makes and removes hundreds of
-# thousands of files (a tree wider than 2^16 files, the real Aider's environment), which a
-# disk makes slow and its speed uneven from run to run.
-if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) and "TMPDIR" not in os.environ:
+# go to memory where Linux offers it (/dev/shm) with room for them: the suite makes and
+# removes hundreds of thousands of files (a tree wider than 2^16 files, the real Aider's
+# environment), which a disk makes slow and its speed uneven from run to run. A container's
+# /dev/shm is often too small (Docker's holds 64 MB): then the usual temporary folder.
+SCRATCH_ROOM = 4 << 30  # bytes free: room for the suite's scratch files at their most, and a margin
+
+
+def _in_memory() -> bool:
+    try:
+        room = os.statvfs("/dev/shm")
+    except OSError:
+        return False
+    return os.access("/dev/shm", os.W_OK) and room.f_bavail * room.f_frsize >= SCRATCH_ROOM
+
+
+if "TMPDIR" not in os.environ and _in_memory():
     os.environ["TMPDIR"] = "/dev/shm"
     tempfile.tempdir = None  # read TMPDIR again
 # Every test run, and each of its workers (pytest-xdist), gets its own cache folder, for the CLI
