@@ -150,12 +150,6 @@ def _aider(bin_dir: Path, repo: Path, *args: str) -> str:
     return result.stdout
 
 
-def _repomap(bin_dir: Path, repo: Path, *args: str) -> str:
-    result = subprocess.run([str(bin_dir / "repomap"), "map", str(repo), *args], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 @pytest.fixture
 def git_shop(shop) -> Path:
     git_init(shop)
@@ -172,8 +166,8 @@ AIDER_PREFIX = ("Here are summaries of some files present in my git repository.\
 def test_real_aider_shows_repomaps_map(aider_bin, git_shop):
     shown = _aider(aider_bin, git_shop, "--map-tokens", "300")
     # No files in the chat: Aider's multiplier, 8 x 300, within gpt-4o's window.
-    assert AIDER_PREFIX + _repomap(aider_bin, git_shop, "--tokens", "2400") in shown
+    assert AIDER_PREFIX + run("map", git_shop, "--tokens", "2400").stdout in shown  # the wheel's code, run here
     assert "│" not in shown  # Aider's own map marks lines of context so
     in_chat = _aider(aider_bin, git_shop, "--map-tokens", "300", "shop/cart.py")
     # A file in the chat: Aider's own budget, and the map leaves the file out.
-    assert AIDER_PREFIX + _repomap(aider_bin, git_shop, "--tokens", "300", "--focus", "shop/cart.py") in in_chat
+    assert AIDER_PREFIX + run("map", git_shop, "--tokens", "300", "--focus", "shop/cart.py").stdout in in_chat
