@@ -139,6 +139,7 @@ def _aider(bin_dir: Path, repo: Path, *args: str) -> str:
     shutil.copy(prices, home / ".aider/caches/model_prices_and_context_window.json")  # else Aider downloads it
     env = {**os.environ, "HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     env.pop("OPENAI_API_KEY", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # the first run's compiled modules serve the second
     result = subprocess.run([str(bin_dir / "repomap"), "aider", "--show-repo-map", "--model", "gpt-4o",
                              "--no-check-update", "--analytics-disable", "--no-gitignore", "--no-show-model-warnings",
                              "--no-pretty", "--chat-history-file", str(home / "chat.md"),
