@@ -82,7 +82,7 @@ for _ in range(int(sys.argv[3])):
 
 def test_processes_share_a_cache_folder_while_files_change(shop, tmp_path):
     cache_dir = tmp_path / "cache"
-    processes = [subprocess.Popen([sys.executable, "-c", LOOP, str(shop), str(cache_dir), "8"],
+    processes = [subprocess.Popen([sys.executable, "-c", LOOP, str(shop), str(cache_dir), "5"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
     cart = shop / "shop" / "cart.py"
     original = cart.read_text()
