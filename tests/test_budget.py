@@ -63,6 +63,7 @@ print(repo.build(tokens=900).text, repo.build(query=sys.argv[3], tokens=900).tex
 """
 
 
+@pytest.mark.long
 def test_same_bytes_under_different_hash_seeds(tmp_path):
     """A map and a query's map, each seed's made from nothing (a cache folder of its own)."""
     query = "rank the files by pagerank and render signatures"

@@ -4,6 +4,8 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from conftest import run
 from repomap import RepoMap
 from repomap.fileset import FileSet
@@ -37,6 +39,7 @@ def test_a_repomap_used_from_another_thread_keeps_its_cache(shop, tmp_path, capf
     assert RepoMap(shop, cache_dir=cache_dir).indexer.store.load()  # the index was kept
 
 
+@pytest.mark.long
 def test_threads_get_the_answers_of_serial_calls(shop, tmp_path, capfd):
     repo = RepoMap(shop, cache_dir=tmp_path / "cache")
     calls = _calls(repo)
@@ -80,6 +83,7 @@ for _ in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.long
 def test_processes_share_a_cache_folder_while_files_change(shop, tmp_path):
     cache_dir = tmp_path / "cache"
     processes = [subprocess.Popen([sys.executable, "-c", LOOP, str(shop), str(cache_dir), "5"],

@@ -194,6 +194,7 @@ def browser():
     opened.close()
 
 
+@pytest.mark.long
 def test_a_browser_draws_the_page_offline_and_a_click_explains_a_node(browser, tmp_path):
     page = tmp_path / "graph.html"
     result = run("graph", FIXTURES / "repo", "--output", page, "--no-cache")

@@ -396,6 +396,7 @@ def test_mcp_focus_tells_nothing_of_the_files_outside():
     assert len(set(said)) == 1, said
 
 
+@pytest.mark.long
 def test_a_settings_format_never_reaches_a_prompt(shop, tmp_path):
     """format = "json" in .repomap.toml is for files and programs: the MCP server's map, the
     Aider drop-in's and the llm fragment are text all the same, as `map --format text` gives."""

@@ -137,6 +137,7 @@ def test_a_wrong_argument_is_one_line_naming_it(served):
                     "no tool 'no_such_tool' (the tools: repo_map, retrieve, search)"]
 
 
+@pytest.mark.long
 def test_two_hundred_calls_do_not_grow():
     """Neither the server's memory nor the processor time a call takes, which (unlike the
     time a call is waited for) a busy machine leaves as it is."""

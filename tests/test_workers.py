@@ -7,6 +7,8 @@ import time
 from functools import partial
 from pathlib import Path
 
+import pytest
+
 from conftest import run
 from repomap import errors, workers
 
@@ -120,6 +122,7 @@ def _children() -> set[int]:
     return {int(pid) for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()}
 
 
+@pytest.mark.long
 def test_a_file_over_the_time_limit_is_skipped_counted_and_retried_under_a_higher_one(tmp_path):
     """The small files are tagged first, so that only the file that takes about a second to
     tag meets the low limit, and the higher one is far above that: the outcome is the same
