@@ -42,7 +42,8 @@ class SavedMap:
     notes: dict[str, int]
     shown: list[str]
     ignored: dict[str, int]
-    compared: dict[str, str]  # the content hash of each file whose copies the map compared (Renderer.once)
+    # the content hash of each file whose copies the map compared (Renderer.without_copies, .shows)
+    compared: dict[str, str]
 
     def result(self, ranked: Sequence[Ranked] = ()) -> MapResult:
         return MapResult(self.text, self.tokens, list(self.files), ranked, dict(self.notes), list(self.shown),

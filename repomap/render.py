@@ -68,7 +68,7 @@ class Renderer:
         the definitions shown are the same (_file_view)."""
         self.sources = sources
         self.shares: dict[str, tuple[int, int]] = {}  # as breadth_first gives them: see select
-        self.compared: set[str] = set()  # the files whose definitions' bytes once() compared
+        self.compared: set[str] = set()  # the files whose definitions' bytes without_copies or shows compared
         self.count = count
         self.file_rank = file_rank
         self.defs = defs
@@ -574,8 +574,8 @@ def fit(ranked: RankedList, budget: int, render: Callable[[list[Ranked]], str],
 
     The longest prefix of the ranking that fits comes first (longest_prefix). Then later
     definitions are added one by one where they still fit, so one large signature just past
-    the cut does not leave the budget unused, among the next MAX_FILL_LOOKS; `estimate` (a lower bound of what a definition adds) spares
-    exact renders of those that cannot fit. A map still under MIN_FILL of the budget, where
+    the cut does not leave the budget unused, among the next MAX_FILL_LOOKS; `estimate` (a
+    lower bound of what a definition adds) spares exact renders of those that cannot fit. A map still under MIN_FILL of the budget, where
     a new file's part costs more than what is left (a JSON file's part costs about two of its
     symbols), takes the other definitions of the files it shows, best first; while it is still
     under, it gives up its last file for them, then the one before, and keeps the fullest.
